@@ -1,0 +1,136 @@
+package io.nyala.common.row;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.ColumnPredicatePB;
+import io.nyala.common.proto.PredicateOpPB;
+import io.nyala.common.proto.ValuePB;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A filter on one column: a comparison with a literal, membership in a list, or (not) null. */
+public record ColumnPredicate(String column, Op op, Object value, List<Object> inValues) {
+
+  /** Predicate operators. */
+  public enum Op {
+    EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, IN_LIST, IS_NULL, IS_NOT_NULL
+  }
+
+  public static ColumnPredicate comparison(String column, Op op, Object value) {
+    if (op == Op.IN_LIST || op == Op.IS_NULL || op == Op.IS_NOT_NULL) {
+      throw NyalaException.invalidArgument("%s is not a comparison operator", op);
+    }
+    if (value == null) {
+      throw NyalaException.invalidArgument(
+          "predicate on column '%s' compares with null; use IS NULL", column);
+    }
+    return new ColumnPredicate(column, op, value, List.of());
+  }
+
+  public static ColumnPredicate inList(String column, List<?> values) {
+    for (Object v : values) {
+      if (v == null) {
+        throw NyalaException.invalidArgument("IN list for column '%s' holds a null", column);
+      }
+    }
+    return new ColumnPredicate(column, Op.IN_LIST, null, List.copyOf(values));
+  }
+
+  public static ColumnPredicate isNull(String column) {
+    return new ColumnPredicate(column, Op.IS_NULL, null, List.of());
+  }
+
+  public static ColumnPredicate isNotNull(String column) {
+    return new ColumnPredicate(column, Op.IS_NOT_NULL, null, List.of());
+  }
+
+  /** Checks column and literal types against {@code schema} and coerces the literals. */
+  public ColumnPredicate bind(Schema schema) {
+    ColumnSchema c = schema.column(column);
+    Type t = c.type();
+    return switch (op) {
+      case IS_NULL, IS_NOT_NULL -> this;
+      case IN_LIST -> {
+        List<Object> vs = new ArrayList<>(inValues.size());
+        for (Object v : inValues) {
+          vs.add(t.coerce(column, v));
+        }
+        yield new ColumnPredicate(column, op, null, vs);
+      }
+      default -> new ColumnPredicate(column, op, t.coerce(column, value), List.of());
+    };
+  }
+
+  /** Whether a value of the column (null = SQL NULL) passes. Call on a bound predicate. */
+  public boolean test(Type t, Object v) {
+    if (op == Op.IS_NULL) {
+      return v == null;
+    }
+    if (op == Op.IS_NOT_NULL) {
+      return v != null;
+    }
+    if (v == null) {
+      return false;
+    }
+    if (op == Op.IN_LIST) {
+      for (Object x : inValues) {
+        if (t.valueEquals(v, x)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    int c = t.compare(v, value);
+    return switch (op) {
+      case EQUAL -> c == 0;
+      case LESS -> c < 0;
+      case LESS_EQUAL -> c <= 0;
+      case GREATER -> c > 0;
+      case GREATER_EQUAL -> c >= 0;
+      default -> throw new AssertionError(op);
+    };
+  }
+
+  public ColumnPredicatePB toPb(Schema schema) {
+    Type t = schema.column(column).type();
+    ColumnPredicatePB.Builder b = ColumnPredicatePB.newBuilder()
+        .setColumn(column).setOp(PredicateOpPB.valueOf(op.name()));
+    if (value != null) {
+      b.setValue(t.toValuePb(t.coerce(column, value)));
+    }
+    for (Object v : inValues) {
+      b.addInValues(t.toValuePb(t.coerce(column, v)));
+    }
+    return b.build();
+  }
+
+  /** Decodes and binds a wire predicate; errors name the column. */
+  public static ColumnPredicate fromPb(Schema schema, ColumnPredicatePB pb) {
+    String col = pb.getColumn();
+    Type t = schema.column(col).type();
+    if (pb.getOp() == PredicateOpPB.PREDICATE_UNKNOWN || pb.getOp() == PredicateOpPB.UNRECOGNIZED) {
+      throw NyalaException.invalidArgument("predicate on column '%s' has no operator", col);
+    }
+    Op op = Op.valueOf(pb.getOp().name());
+    return switch (op) {
+      case IS_NULL -> isNull(col);
+      case IS_NOT_NULL -> isNotNull(col);
+      case IN_LIST -> {
+        List<Object> vs = new ArrayList<>();
+        for (ValuePB v : pb.getInValuesList()) {
+          vs.add(t.fromValuePb(col, v));
+        }
+        yield inList(col, vs);
+      }
+      default -> {
+        if (!pb.hasValue()) {
+          throw NyalaException.invalidArgument(
+              "predicate %s on column '%s' has no value", op, col);
+        }
+        yield comparison(col, op, t.fromValuePb(col, pb.getValue()));
+      }
+    };
+  }
+}

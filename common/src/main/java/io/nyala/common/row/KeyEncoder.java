@@ -1,0 +1,101 @@
+package io.nyala.common.row;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Order-preserving ("memcomparable") encoding of primary keys: comparing encoded keys as
+ * unsigned bytes orders rows as their key values do. Integers are big-endian with the sign bit
+ * flipped; strings and binaries are raw when last, otherwise 0x00 is escaped as 0x00 0x01 and the
+ * value ends with 0x00 0x00.
+ */
+public final class KeyEncoder {
+  private KeyEncoder() {}
+
+  /** Encodes the leading {@code columns.size()} values of {@code values}. */
+  public static byte[] encode(List<ColumnSchema> columns, Object[] values) {
+    ByteWriter w = new ByteWriter(32);
+    for (int i = 0; i < columns.size(); i++) {
+      Object v = values[i];
+      if (v == null) {
+        throw NyalaException.invalidArgument(
+            "row is missing key column '%s'", columns.get(i).name());
+      }
+      encodeColumn(w, columns.get(i).type(), v, i == columns.size() - 1);
+    }
+    return w.toByteArray();
+  }
+
+  static void encodeColumn(ByteWriter w, Type t, Object v, boolean last) {
+    switch (t) {
+      case INT8 -> w.writeByte(((Byte) v) ^ 0x80);
+      case INT16 -> w.writeShort(((Short) v) ^ 0x8000);
+      case INT32 -> w.writeInt(((Integer) v) ^ Integer.MIN_VALUE);
+      case INT64, UNIXTIME_MICROS -> w.writeLong(((Long) v) ^ Long.MIN_VALUE);
+      case STRING, BINARY -> {
+        byte[] b = t == Type.STRING
+            ? ((String) v).getBytes(StandardCharsets.UTF_8) : (byte[]) v;
+        if (last) {
+          w.writeBytes(b);
+        } else {
+          for (byte x : b) {
+            w.writeByte(x);
+            if (x == 0) {
+              w.writeByte(1);
+            }
+          }
+          w.writeByte(0);
+          w.writeByte(0);
+        }
+      }
+      default -> throw NyalaException.invalidArgument("type %s cannot be in a key", t);
+    }
+  }
+
+  /** Decodes an encoded key back into values for {@code columns}. */
+  public static Object[] decode(List<ColumnSchema> columns, byte[] key) {
+    ByteReader r = new ByteReader(key, "encoded key");
+    Object[] out = new Object[columns.size()];
+    for (int i = 0; i < columns.size(); i++) {
+      Type t = columns.get(i).type();
+      boolean last = i == columns.size() - 1;
+      out[i] = switch (t) {
+        case INT8 -> (byte) (r.readByte() ^ 0x80);
+        case INT16 -> (short) (r.readShort() ^ 0x8000);
+        case INT32 -> r.readInt() ^ Integer.MIN_VALUE;
+        case INT64, UNIXTIME_MICROS -> r.readLong() ^ Long.MIN_VALUE;
+        case STRING, BINARY -> {
+          byte[] b = last ? r.readBytes(key.length - r.position()) : readEscaped(r);
+          yield t == Type.STRING ? new String(b, StandardCharsets.UTF_8) : b;
+        }
+        default -> throw NyalaException.corruption("type %s cannot be in a key", t);
+      };
+    }
+    return out;
+  }
+
+  private static byte[] readEscaped(ByteReader r) {
+    ByteWriter w = new ByteWriter(16);
+    while (true) {
+      int b = r.readByte();
+      if (b == 0) {
+        int next = r.readByte();
+        if (next == 0) {
+          return w.toByteArray();
+        }
+        w.writeByte(0);
+      } else {
+        w.writeByte(b);
+      }
+    }
+  }
+
+  /** Unsigned lexicographic comparison of encoded keys. */
+  public static int compare(byte[] a, byte[] b) {
+    return Arrays.compareUnsigned(a, b);
+  }
+}

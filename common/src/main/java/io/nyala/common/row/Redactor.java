@@ -1,0 +1,25 @@
+package io.nyala.common.row;
+
+/**
+ * Hides user data (row keys and values) in log lines unless the server runs with
+ * {@code --redact=none}. Errors returned to the client that sent the data may show it.
+ */
+public final class Redactor {
+  private static volatile boolean redact = true;
+
+  private Redactor() {}
+
+  /** Set once from the {@code --redact} flag ("all" or "none"). */
+  public static void configure(String mode) {
+    redact = !"none".equalsIgnoreCase(mode);
+  }
+
+  public static boolean enabled() {
+    return redact;
+  }
+
+  /** The value's text for a log line, or {@code <redacted>}. */
+  public static String value(Object v) {
+    return redact ? "<redacted>" : String.valueOf(v);
+  }
+}

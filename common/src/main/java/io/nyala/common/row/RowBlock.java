@@ -1,0 +1,79 @@
+package io.nyala.common.row;
+
+import io.nyala.common.proto.RowBlockPB;
+import io.nyala.common.schema.Schema;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Result rows in a projection: per row a null bitmap then each non-null value in projection
+ * order. Rows are plain {@code Object[]} of the projection's width.
+ */
+public final class RowBlock {
+  private final Schema projection;
+  private final ByteWriter w = new ByteWriter(4096);
+  private int count;
+
+  public RowBlock(Schema projection) {
+    this.projection = projection;
+  }
+
+  /** Appends a row given as values in projection order. */
+  public void add(Object[] values) {
+    int n = projection.columnCount();
+    int bitmapBytes = (n + 7) / 8;
+    int at = w.size();
+    for (int i = 0; i < bitmapBytes; i++) {
+      w.writeByte(0);
+    }
+    int nullByte = 0;
+    for (int i = 0; i < n; i++) {
+      Object v = values[i];
+      if (v == null) {
+        nullByte |= 1 << (i & 7);
+      } else {
+        ValueCodec.write(w, projection.column(i).type(), v);
+      }
+      if ((i & 7) == 7 || i == n - 1) {
+        w.setByte(at + i / 8, nullByte);
+        nullByte = 0;
+      }
+    }
+    count++;
+  }
+
+  public int count() {
+    return count;
+  }
+
+  public int sizeBytes() {
+    return w.size();
+  }
+
+  public RowBlockPB toPb() {
+    return RowBlockPB.newBuilder()
+        .setRows(com.google.protobuf.UnsafeByteOperations.unsafeWrap(w.array(), 0, w.size()))
+        .setNumRows(count)
+        .build();
+  }
+
+  /** Decodes a block into rows of the projection's width. */
+  public static List<Object[]> decode(Schema projection, RowBlockPB pb) {
+    byte[] bytes = pb.getRows().toByteArray();
+    ByteReader r = new ByteReader(bytes, "row block");
+    int n = projection.columnCount();
+    int bitmapBytes = (n + 7) / 8;
+    List<Object[]> out = new ArrayList<>(pb.getNumRows());
+    for (int row = 0; row < pb.getNumRows(); row++) {
+      byte[] nullBm = r.readBytes(bitmapBytes);
+      Object[] values = new Object[n];
+      for (int i = 0; i < n; i++) {
+        if ((nullBm[i / 8] & (1 << (i & 7))) == 0) {
+          values[i] = ValueCodec.read(r, projection.column(i).type());
+        }
+      }
+      out.add(values);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,37 @@
+package io.nyala.common.row;
+
+import io.nyala.common.schema.Type;
+
+/** Encodes single column values for the row formats (not order-preserving; see KeyEncoder). */
+final class ValueCodec {
+  private ValueCodec() {}
+
+  static void write(ByteWriter w, Type t, Object v) {
+    switch (t) {
+      case INT8 -> w.writeByte((Byte) v);
+      case INT16 -> w.writeShort((Short) v);
+      case INT32 -> w.writeInt((Integer) v);
+      case INT64, UNIXTIME_MICROS -> w.writeLong((Long) v);
+      case BOOL -> w.writeByte(((Boolean) v) ? 1 : 0);
+      case FLOAT -> w.writeInt(Float.floatToRawIntBits((Float) v));
+      case DOUBLE -> w.writeLong(Double.doubleToRawLongBits((Double) v));
+      case STRING -> w.writeString((String) v);
+      case BINARY -> w.writeLengthPrefixed((byte[]) v);
+      default -> throw new AssertionError(t);
+    }
+  }
+
+  static Object read(ByteReader r, Type t) {
+    return switch (t) {
+      case INT8 -> (byte) r.readByte();
+      case INT16 -> r.readShort();
+      case INT32 -> r.readInt();
+      case INT64, UNIXTIME_MICROS -> r.readLong();
+      case BOOL -> r.readByte() != 0;
+      case FLOAT -> Float.intBitsToFloat(r.readInt());
+      case DOUBLE -> Double.longBitsToDouble(r.readLong());
+      case STRING -> r.readString();
+      case BINARY -> r.readLengthPrefixed();
+    };
+  }
+}

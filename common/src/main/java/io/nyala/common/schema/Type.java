@@ -1,0 +1,168 @@
+package io.nyala.common.schema;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.DataTypePB;
+import io.nyala.common.proto.ValuePB;
+import java.util.Arrays;
+
+/** Column data types and how their Java values are checked, compared and put on the wire. */
+public enum Type {
+  INT8(DataTypePB.INT8, Byte.class, 1),
+  INT16(DataTypePB.INT16, Short.class, 2),
+  INT32(DataTypePB.INT32, Integer.class, 4),
+  INT64(DataTypePB.INT64, Long.class, 8),
+  BOOL(DataTypePB.BOOL, Boolean.class, 1),
+  FLOAT(DataTypePB.FLOAT, Float.class, 4),
+  DOUBLE(DataTypePB.DOUBLE, Double.class, 8),
+  STRING(DataTypePB.STRING, String.class, -1),
+  BINARY(DataTypePB.BINARY, byte[].class, -1),
+  /** Microseconds since the Unix epoch, as a long. */
+  UNIXTIME_MICROS(DataTypePB.UNIXTIME_MICROS, Long.class, 8);
+
+  private final DataTypePB pb;
+  private final Class<?> javaClass;
+  private final int fixedSize;
+
+  Type(DataTypePB pb, Class<?> javaClass, int fixedSize) {
+    this.pb = pb;
+    this.javaClass = javaClass;
+    this.fixedSize = fixedSize;
+  }
+
+  public DataTypePB toPb() {
+    return pb;
+  }
+
+  /** The Java class of this type's values. */
+  public Class<?> javaClass() {
+    return javaClass;
+  }
+
+  /** Encoded width in bytes, or -1 for variable-length types. */
+  public int fixedSize() {
+    return fixedSize;
+  }
+
+  /** Whether a column of this type may be part of the primary key. */
+  public boolean canBeKey() {
+    return this != BOOL && this != FLOAT && this != DOUBLE;
+  }
+
+  public static Type fromPb(DataTypePB pb) {
+    for (Type t : values()) {
+      if (t.pb == pb) {
+        return t;
+      }
+    }
+    throw NyalaException.invalidArgument("unknown data type %s", pb);
+  }
+
+  /** Whether {@code v} (non-null) is a value of this type. */
+  public boolean accepts(Object v) {
+    return javaClass.isInstance(v);
+  }
+
+  /** Compares two non-null values of this type. Binary compares unsigned lexicographically. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public int compare(Object a, Object b) {
+    if (this == BINARY) {
+      return Arrays.compareUnsigned((byte[]) a, (byte[]) b);
+    }
+    return ((Comparable) a).compareTo(b);
+  }
+
+  /** Whether two non-null values of this type are equal. */
+  public boolean valueEquals(Object a, Object b) {
+    if (this == BINARY) {
+      return Arrays.equals((byte[]) a, (byte[]) b);
+    }
+    return a.equals(b);
+  }
+
+  /** Converts a literal to this type, widening or narrowing integers with a range check. */
+  public Object coerce(String column, Object v) {
+    if (accepts(v)) {
+      return v;
+    }
+    if (v instanceof Number n && isInteger() && (v instanceof Long || v instanceof Integer
+        || v instanceof Short || v instanceof Byte)) {
+      long l = n.longValue();
+      switch (this) {
+        case INT8:
+          if (l >= Byte.MIN_VALUE && l <= Byte.MAX_VALUE) {
+            return (byte) l;
+          }
+          break;
+        case INT16:
+          if (l >= Short.MIN_VALUE && l <= Short.MAX_VALUE) {
+            return (short) l;
+          }
+          break;
+        case INT32:
+          if (l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) {
+            return (int) l;
+          }
+          break;
+        default:
+          return l;
+      }
+      throw NyalaException.invalidArgument(
+          "value %d out of range for column '%s' of type %s", l, column, this);
+    }
+    if (this == DOUBLE && v instanceof Float f) {
+      return f.doubleValue();
+    }
+    throw NyalaException.invalidArgument(
+        "column '%s' is of type %s, not %s", column, this, describe(v));
+  }
+
+  public boolean isInteger() {
+    return this == INT8 || this == INT16 || this == INT32 || this == INT64
+        || this == UNIXTIME_MICROS;
+  }
+
+  private static String describe(Object v) {
+    if (v == null) {
+      return "null";
+    }
+    if (v instanceof byte[]) {
+      return "BINARY";
+    }
+    for (Type t : values()) {
+      if (t != UNIXTIME_MICROS && t.javaClass.isInstance(v)) {
+        return t.name();
+      }
+    }
+    return v.getClass().getSimpleName();
+  }
+
+  /** A value as a {@link ValuePB}. */
+  public ValuePB toValuePb(Object v) {
+    ValuePB.Builder b = ValuePB.newBuilder();
+    switch (this) {
+      case INT8, INT16, INT32, INT64, UNIXTIME_MICROS -> b.setIntValue(((Number) v).longValue());
+      case BOOL -> b.setBoolValue((Boolean) v);
+      case FLOAT -> b.setFloatValue((Float) v);
+      case DOUBLE -> b.setDoubleValue((Double) v);
+      case STRING -> b.setStringValue((String) v);
+      case BINARY -> b.setBinaryValue(com.google.protobuf.ByteString.copyFrom((byte[]) v));
+      default -> throw new AssertionError(this);
+    }
+    return b.build();
+  }
+
+  /** A {@link ValuePB} as a value of this type; names {@code column} when it does not fit. */
+  public Object fromValuePb(String column, ValuePB pb) {
+    Object raw = switch (pb.getValueCase()) {
+      case BOOL_VALUE -> pb.getBoolValue();
+      case INT_VALUE -> pb.getIntValue();
+      case FLOAT_VALUE -> pb.getFloatValue();
+      case DOUBLE_VALUE -> pb.getDoubleValue();
+      case STRING_VALUE -> pb.getStringValue();
+      case BINARY_VALUE -> pb.getBinaryValue().toByteArray();
+      case VALUE_NOT_SET -> throw NyalaException.invalidArgument(
+          "value for column '%s' is not set", column);
+    };
+    return coerce(column, raw);
+  }
+}
