@@ -1,0 +1,112 @@
+package io.nyala.common.consensus;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * Calls into the server's own RaftServer, in-process (no network client), and the mapping of
+ * Ratis' failures onto Nyala's status codes: not leader → NOT_LEADER with the suggested leader's
+ * RPC address, back-pressure and elections → SERVICE_UNAVAILABLE (retriable).
+ */
+public final class RaftCalls {
+  private RaftCalls() {}
+
+  /** Replicates {@code payload} as one entry of group {@code gid}; completes with the reply message. */
+  public static CompletableFuture<ByteString> write(RaftServer server, RaftGroupId gid,
+      ClientId clientId, long callId, ByteString payload) {
+    return submit(server, gid, clientId, callId, Message.valueOf(payload),
+        RaftClientRequest.writeRequestType());
+  }
+
+  /** A linearizable read through the group's state machine {@code query}. */
+  public static CompletableFuture<ByteString> read(RaftServer server, RaftGroupId gid,
+      ByteString query) {
+    return submit(server, gid, ClientId.randomId(), 0, Message.valueOf(query),
+        RaftClientRequest.readRequestType());
+  }
+
+  public static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
+      ClientId clientId, long callId, Message msg, RaftClientRequest.Type type) {
+    RaftClientRequest req = RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(server.getId())
+        .setGroupId(gid)
+        .setCallId(callId)
+        .setMessage(msg)
+        .setType(type)
+        .build();
+    CompletableFuture<RaftClientReply> f;
+    try {
+      f = server.submitClientRequestAsync(req);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(translate(e, gid));
+    }
+    return f.handle((reply, t) -> {
+      if (t != null) {
+        throw translate(t, gid);
+      }
+      if (!reply.isSuccess()) {
+        throw translate(reply.getException(), gid);
+      }
+      return reply.getMessage().getContent();
+    });
+  }
+
+  /** Ratis' exceptions as NyalaExceptions. */
+  public static NyalaException translate(Throwable t, RaftGroupId gid) {
+    Throwable c = t;
+    while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
+      c = c.getCause();
+    }
+    if (c instanceof NyalaException ne) {
+      return ne;
+    }
+    String what = "tablet " + RaftIds.tabletId(gid);
+    if (c instanceof NotLeaderException nle) {
+      RaftPeer leader = nle.getSuggestedLeader();
+      HostPort addr = RaftPeers.rpcAddress(leader);
+      return NyalaException.notLeader(what + ": not the leader",
+          leader == null ? "" : leader.getId().toString(), addr);
+    }
+    if (c instanceof LeaderNotReadyException || c instanceof LeaderSteppingDownException) {
+      return new NyalaException(StatusCode.SERVICE_UNAVAILABLE,
+          what + ": leader not ready: " + c.getMessage(), c);
+    }
+    if (c instanceof ResourceUnavailableException) {
+      return new NyalaException(StatusCode.SERVICE_UNAVAILABLE,
+          what + ": too many pending writes (back-pressure), retry later", c);
+    }
+    if (c instanceof StateMachineException && c.getCause() != null) {
+      return NyalaException.from(c.getCause());
+    }
+    if (c instanceof GroupMismatchException) {
+      return new NyalaException(StatusCode.NOT_FOUND, what + " not found on this server", c);
+    }
+    if (c instanceof AlreadyClosedException) {
+      return new NyalaException(StatusCode.SERVICE_UNAVAILABLE, what + ": closed: " + c.getMessage(), c);
+    }
+    if (c instanceof RaftException) {
+      return new NyalaException(StatusCode.SERVICE_UNAVAILABLE, what + ": " + c.getMessage(), c);
+    }
+    return NyalaException.from(c);
+  }
+}

@@ -1,0 +1,59 @@
+package io.nyala.common.consensus;
+
+import io.nyala.common.HostPort;
+import java.io.File;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * The Ratis properties of one server (they apply to every division it hosts, so they are sized
+ * for many small groups: DESIGN §4 "Density").
+ */
+public final class RaftSettings {
+  private RaftSettings() {}
+
+  /**
+   * Properties for a server storing its Raft state under {@code storageDir} and listening on
+   * {@code bind}. {@code overrides} are raw Ratis keys applied last.
+   */
+  public static RaftProperties forServer(File storageDir, HostPort bind, long electionMinMs,
+      long electionMaxMs, Map<String, String> overrides) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    RaftServerConfigKeys.setStorageDir(p, List.of(storageDir));
+    GrpcConfigKeys.Server.setHost(p, bind.host());
+    GrpcConfigKeys.Server.setPort(p, bind.port());
+
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(electionMinMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(electionMaxMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+
+    // Density: small buffers and caches per division.
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf((1 << 20) + 8));
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(1 << 20));
+    RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(64 << 10));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(8 << 20));
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(16 << 20));
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+    RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
+    RaftServerConfigKeys.Snapshot.setTriggerWhenRemoveEnabled(p, false);
+
+    // Reads: linearizable, served under the leader lease (a deposed leader never answers).
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+
+    for (Map.Entry<String, String> e : overrides.entrySet()) {
+      p.set(e.getKey(), e.getValue());
+    }
+    return p;
+  }
+}

@@ -1,0 +1,76 @@
+package io.nyala.common.log;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.logging.log4j.ThreadContext;
+
+/**
+ * Puts the server's name on every log line. Threads a server creates carry the name in the
+ * Log4j thread context; threads made by libraries (Ratis) are recognised by a token of their
+ * name, such as the server's Raft peer id, registered with {@link #registerAlias}.
+ */
+public final class LogContext {
+  /** Thread-context key read by {@link ServerNameConverter}. */
+  public static final String KEY = "server";
+
+  private static final Map<String, String> ALIASES = new ConcurrentHashMap<>();
+
+  private LogContext() {}
+
+  /** Tags the current thread with a server's name. */
+  public static void set(String serverName) {
+    ThreadContext.put(KEY, serverName);
+  }
+
+  public static void clear() {
+    ThreadContext.remove(KEY);
+  }
+
+  /** Lines from threads whose name contains {@code token} are tagged with {@code serverName}. */
+  public static void registerAlias(String token, String serverName) {
+    ALIASES.put(token, serverName);
+  }
+
+  public static void unregisterAlias(String token) {
+    ALIASES.remove(token);
+  }
+
+  /** The server name for the current thread, or null. */
+  static String resolve(String threadName) {
+    String s = ThreadContext.get(KEY);
+    if (s != null) {
+      return s;
+    }
+    if (threadName != null) {
+      for (Map.Entry<String, String> e : ALIASES.entrySet()) {
+        if (threadName.contains(e.getKey())) {
+          return e.getValue();
+        }
+      }
+    }
+    return null;
+  }
+
+  /** A daemon thread factory whose threads are named {@code <server>-<pool>-N} and tagged. */
+  public static ThreadFactory threadFactory(String serverName, String pool) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(() -> {
+        set(serverName);
+        r.run();
+      }, serverName + "-" + pool + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /**
+   * Routes java.util.logging (gRPC) into Log4j. Idempotent; {@code bin/nyala} also sets the
+   * JUL log manager so that nothing is lost before this runs.
+   */
+  public static void installJulBridge() {
+    org.apache.logging.log4j.jul.Log4jBridgeHandler.install(true, null, true);
+  }
+}

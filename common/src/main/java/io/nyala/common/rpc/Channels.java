@@ -1,0 +1,37 @@
+package io.nyala.common.rpc;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.nyala.common.HostPort;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/** One plaintext gRPC channel per peer address, shared by a server's outgoing calls. */
+public final class Channels implements AutoCloseable {
+  private final Map<HostPort, ManagedChannel> channels = new ConcurrentHashMap<>();
+
+  public ManagedChannel get(HostPort addr) {
+    return channels.computeIfAbsent(addr, a -> NettyChannelBuilder
+        .forAddress(a.host(), a.port())
+        .usePlaintext()
+        .maxInboundMessageSize(64 << 20)
+        .build());
+  }
+
+  @Override
+  public void close() {
+    for (ManagedChannel c : channels.values()) {
+      c.shutdownNow();
+    }
+    for (ManagedChannel c : channels.values()) {
+      try {
+        c.awaitTermination(2, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    channels.clear();
+  }
+}

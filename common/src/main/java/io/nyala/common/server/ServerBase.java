@@ -1,0 +1,216 @@
+package io.nyala.common.server;
+
+import io.grpc.BindableService;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.consensus.RaftSettings;
+import io.nyala.common.fs.ServerFs;
+import io.nyala.common.log.LogContext;
+import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.row.Redactor;
+import io.nyala.common.rpc.Channels;
+import io.nyala.common.rpc.RpcServer;
+import io.nyala.common.web.WebServer;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What master and tserver share: the filesystem and uuid, metrics, the RPC, Raft and HTTP
+ * listeners and their start and stop order. A subclass's {@code start()} calls the steps in the
+ * order it needs; {@link #close()} undoes them in reverse.
+ */
+public abstract class ServerBase implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerBase.class);
+
+  protected final String role;
+  protected final ServerOptions options;
+  protected final HostPort rpcBind;
+  protected final HostPort raftBind;
+  protected final HostPort webBind;
+  protected final String name;
+  protected final long startTimeMillis = System.currentTimeMillis();
+  protected final Channels channels = new Channels();
+
+  protected ServerFs fs;
+  protected MetricRegistry metrics;
+  protected RpcServer rpcServer;
+  protected RaftServer raftServer;
+  protected WebServer webServer;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private volatile boolean closed;
+
+  protected ServerBase(String role, ServerOptions options, int defaultRpcPort,
+      int defaultRaftPort, int defaultWebPort) {
+    this.role = role;
+    this.options = options;
+    this.rpcBind = options.rpcBind(defaultRpcPort);
+    this.raftBind = options.raftBind(defaultRaftPort, rpcBind);
+    this.webBind = options.webBind(defaultWebPort, rpcBind);
+    this.name = options.serverName.isEmpty()
+        ? options.rpcAdvertised(rpcBind).toString() : options.serverName;
+  }
+
+  /** Step 1: log context, redaction, directories, metrics. */
+  protected void openFs() {
+    LogContext.set(name);
+    LogContext.installJulBridge();
+    Redactor.configure(options.redact);
+    fs = ServerFs.openOrFormat(options.walDir(), options.dataDirs(), role);
+    LogContext.registerAlias(fs.uuid(), name);
+    metrics = new MetricRegistry(name);
+    metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
+        () -> System.currentTimeMillis() - startTimeMillis);
+  }
+
+  /** Builds (not starts) this server's RaftServer with the per-server properties. */
+  protected RaftServer buildRaftServer(StateMachine.Registry registry, RaftGroup group,
+      RaftStorage.StartupOption option) {
+    RaftProperties props = RaftSettings.forServer(fs.raftDir().toFile(), raftBind,
+        options.raftElectionTimeoutMinMs, options.raftElectionTimeoutMaxMs,
+        options.raftProperties);
+    customizeRaft(props);
+    try {
+      RaftServer.Builder b = RaftServer.newBuilder()
+          .setServerId(RaftIds.peerId(fs.uuid()))
+          .setProperties(props)
+          .setStateMachineRegistry(registry)
+          .setOption(option);
+      if (group != null) {
+        b.setGroup(group);
+      }
+      raftServer = b.build();
+    } catch (IOException e) {
+      throw NyalaException.ioError(name + ": cannot create Raft server: " + e.getMessage(), e);
+    }
+    return raftServer;
+  }
+
+  /** Hook to adjust Raft properties for the role. */
+  protected void customizeRaft(RaftProperties props) {}
+
+  protected void startRaft() {
+    try {
+      raftServer.start();
+    } catch (IOException e) {
+      throw NyalaException.ioError(name + ": cannot start Raft server on " + raftBind + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  protected void startRpc(List<BindableService> services) {
+    rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads, metrics);
+    for (BindableService s : services) {
+      rpcServer.addService(s);
+    }
+    rpcServer.start();
+  }
+
+  protected void startWeb(Supplier<String> homePage) {
+    if (webBind == null) {
+      return;
+    }
+    try {
+      webServer = new WebServer(name, webBind, metrics, homePage);
+      webServer.start();
+    } catch (IOException e) {
+      throw NyalaException.ioError(name + ": cannot bind HTTP address " + webBind + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** Registers something to close (before the listeners) when the server stops. */
+  protected void onClose(AutoCloseable c) {
+    closeables.add(c);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String uuid() {
+    return fs.uuid();
+  }
+
+  public MetricRegistry metrics() {
+    return metrics;
+  }
+
+  public HostPort rpcAddress() {
+    return options.rpcAdvertised(rpcServer != null ? rpcServer.boundAddress() : rpcBind);
+  }
+
+  public HostPort raftAddress() {
+    return new HostPort(ServerOptions.advertisableHost(raftBind.host()), raftBind.port());
+  }
+
+  /** The HTTP address, or null if the web server is off. */
+  public HostPort httpAddress() {
+    if (webServer == null) {
+      return null;
+    }
+    return new HostPort(ServerOptions.advertisableHost(webBind.host()),
+        webServer.address().getPort());
+  }
+
+  public ServerRegistrationPB registration() {
+    ServerRegistrationPB.Builder b = ServerRegistrationPB.newBuilder()
+        .setUuid(uuid())
+        .setRpcAddress(rpcAddress().toPb())
+        .setRaftAddress(raftAddress().toPb())
+        .setName(name)
+        .setStartTimeMillis(startTimeMillis)
+        .setVersion(Version.VERSION);
+    HostPort http = httpAddress();
+    if (http != null) {
+      b.setHttpAddress(http.toPb());
+    }
+    return b.build();
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    LogContext.set(name);
+    LOG.info("{} {} stopping", role, name);
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeQuietly(closeables.get(i));
+    }
+    closeQuietly(webServer);
+    closeQuietly(rpcServer);
+    closeQuietly(raftServer);
+    closeQuietly(channels);
+    if (fs != null) {
+      LogContext.unregisterAlias(fs.uuid());
+    }
+    LOG.info("{} {} stopped", role, name);
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warn("error while closing {}", c, e);
+    }
+  }
+}

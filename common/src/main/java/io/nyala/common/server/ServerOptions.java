@@ -1,0 +1,143 @@
+package io.nyala.common.server;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * Flags every server takes, Kudu-style ({@code --fs_data_dirs=...}). Each flag is declared here
+ * once with its type, default and help; role defaults (ports) are applied by the server.
+ */
+public class ServerOptions {
+  @Option(names = "--server_name",
+      description = "Name on log lines, pages and metrics (default: the RPC host:port).")
+  public String serverName = "";
+
+  @Option(names = "--fs_wal_dir",
+      description = "Directory for the Raft logs and metadata (default: the first data dir).")
+  public String fsWalDir = "";
+
+  @Option(names = "--fs_data_dirs", split = ",",
+      description = "Comma-separated data directories.")
+  public List<String> fsDataDirs = new ArrayList<>();
+
+  @Option(names = "--rpc_bind_addresses",
+      description = "host:port the RPC server binds (default: 0.0.0.0 on the role's port).")
+  public String rpcBindAddresses = "";
+
+  @Option(names = "--rpc_advertised_addresses",
+      description = "host:port others use to reach this server (default: the bind address).")
+  public String rpcAdvertisedAddresses = "";
+
+  @Option(names = "--raft_bind_address",
+      description = "host:port of the Raft (Ratis) listener (default: RPC host, role's Raft port).")
+  public String raftBindAddress = "";
+
+  @Option(names = "--webserver_interface",
+      description = "Interface of the HTTP server (default: the RPC host).")
+  public String webserverInterface = "";
+
+  @Option(names = "--webserver_port", defaultValue = "-2",
+      description = "Port of the HTTP server (default: the role's port; -1 = disabled, 0 = any).")
+  public int webserverPort = -2;
+
+  @Option(names = "--master_addresses",
+      description = "Comma-separated RPC addresses of the masters.")
+  public String masterAddresses = "";
+
+  @Option(names = "--redact", defaultValue = "all",
+      description = "Hide row keys and values in logs: 'all' (default) or 'none'.")
+  public String redact = "all";
+
+  @Option(names = "--rpc_num_service_threads", defaultValue = "16",
+      description = "Threads serving RPCs.")
+  public int rpcNumServiceThreads = 16;
+
+  @Option(names = "--raft_election_timeout_min_ms", defaultValue = "1000",
+      description = "Minimum Raft election timeout (ms).")
+  public long raftElectionTimeoutMinMs = 1000;
+
+  @Option(names = "--raft_election_timeout_max_ms", defaultValue = "2000",
+      description = "Maximum Raft election timeout (ms).")
+  public long raftElectionTimeoutMaxMs = 2000;
+
+  @Option(names = "--raft_property",
+      description = "Unsafe, for experts: a raw Ratis property key=value (repeatable).")
+  public Map<String, String> raftProperties = new LinkedHashMap<>();
+
+  /** The data dirs as paths; at least one is required. */
+  public List<Path> dataDirs() {
+    if (fsDataDirs.isEmpty() && fsWalDir.isEmpty()) {
+      throw NyalaException.invalidArgument("--fs_data_dirs (or --fs_wal_dir) is required");
+    }
+    List<Path> out = new ArrayList<>();
+    for (String d : fsDataDirs) {
+      if (!d.isBlank()) {
+        out.add(Path.of(d.trim()));
+      }
+    }
+    if (out.isEmpty()) {
+      out.add(walDir());
+    }
+    return out;
+  }
+
+  public Path walDir() {
+    if (!fsWalDir.isEmpty()) {
+      return Path.of(fsWalDir);
+    }
+    if (fsDataDirs.isEmpty()) {
+      throw NyalaException.invalidArgument("--fs_data_dirs (or --fs_wal_dir) is required");
+    }
+    return Path.of(fsDataDirs.get(0).trim());
+  }
+
+  public HostPort rpcBind(int defaultPort) {
+    return rpcBindAddresses.isEmpty()
+        ? new HostPort("0.0.0.0", defaultPort)
+        : HostPort.parse(rpcBindAddresses.split(",")[0], defaultPort);
+  }
+
+  /** The address others reach this server's RPC on. */
+  public HostPort rpcAdvertised(HostPort bound) {
+    if (!rpcAdvertisedAddresses.isEmpty()) {
+      return HostPort.parse(rpcAdvertisedAddresses.split(",")[0], bound.port());
+    }
+    return new HostPort(advertisableHost(bound.host()), bound.port());
+  }
+
+  public HostPort raftBind(int defaultPort, HostPort rpcBind) {
+    return raftBindAddress.isEmpty()
+        ? new HostPort(rpcBind.host(), defaultPort)
+        : HostPort.parse(raftBindAddress, defaultPort);
+  }
+
+  /** The HTTP bind address, or null when disabled. */
+  public HostPort webBind(int defaultPort, HostPort rpcBind) {
+    int port = webserverPort == -2 ? defaultPort : webserverPort;
+    if (port < 0) {
+      return null;
+    }
+    return new HostPort(webserverInterface.isEmpty() ? rpcBind.host() : webserverInterface, port);
+  }
+
+  public List<HostPort> masters(int defaultPort) {
+    return HostPort.parseList(masterAddresses, defaultPort);
+  }
+
+  static String advertisableHost(String host) {
+    if (!host.equals("0.0.0.0") && !host.equals("::")) {
+      return host;
+    }
+    try {
+      return java.net.InetAddress.getLocalHost().getCanonicalHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "127.0.0.1";
+    }
+  }
+}
