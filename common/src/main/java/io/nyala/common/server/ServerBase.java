@@ -80,6 +80,8 @@ public abstract class ServerBase implements AutoCloseable {
         options.raftElectionTimeoutMinMs, options.raftElectionTimeoutMaxMs,
         options.raftProperties);
     customizeRaft(props);
+    // The user's raw properties win over role defaults.
+    options.raftProperties.forEach(props::set);
     try {
       RaftServer.Builder b = RaftServer.newBuilder()
           .setServerId(RaftIds.peerId(fs.uuid()))
