@@ -1,0 +1,45 @@
+package io.nyala.master;
+
+import io.nyala.common.proto.master.TSHeartbeatRequestPB;
+import io.nyala.common.proto.master.TSHeartbeatResponsePB;
+import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.CatalogState;
+import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
+
+/**
+ * TSHeartbeat on the leader: (re)register the tserver, apply its tablet report, and tell it
+ * whether this leadership still needs its full report.
+ */
+final class HeartbeatHandler {
+  private final String masterUuid;
+  private final TSManager tsManager;
+  private final CatalogManager catalogManager;
+  private final long heartbeatIntervalMs;
+
+  HeartbeatHandler(String masterUuid, TSManager tsManager, CatalogManager catalogManager,
+      long heartbeatIntervalMs) {
+    this.masterUuid = masterUuid;
+    this.tsManager = tsManager;
+    this.catalogManager = catalogManager;
+    this.heartbeatIntervalMs = heartbeatIntervalMs;
+  }
+
+  TSHeartbeatResponsePB handle(TSHeartbeatRequestPB req) {
+    catalogManager.checkLeaderReady();
+    TSDescriptor ts = tsManager.heartbeat(req.getRegistration(), req.getNumLiveTablets());
+    if (req.hasTabletReport()) {
+      catalogManager.processReport(ts, req.getTabletReport());
+      if (!req.getTabletReport().getIsIncremental()) {
+        tsManager.fullReportReceived(ts);
+      }
+    }
+    return TSHeartbeatResponsePB.newBuilder()
+        .setMasterUuid(masterUuid)
+        .setLeaderMaster(true)
+        .setNeedsFullTabletReport(tsManager.needsFullReport(ts))
+        .setClusterId(catalogManager.catalog().read(CatalogState::clusterId))
+        .setHeartbeatIntervalMillis(heartbeatIntervalMs)
+        .build();
+  }
+}

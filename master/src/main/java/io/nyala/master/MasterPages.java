@@ -1,0 +1,70 @@
+package io.nyala.master;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.proto.HostPortPB;
+import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.web.Html;
+import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.SysCatalog;
+import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/** The master's home page: who it is, whether it leads, its tables and tablet servers. */
+final class MasterPages {
+  private final MasterServer server;
+  private final SysCatalog catalog;
+  private final CatalogManager catalogManager;
+  private final TSManager tsManager;
+
+  MasterPages(MasterServer server, SysCatalog catalog, CatalogManager catalogManager,
+      TSManager tsManager) {
+    this.server = server;
+    this.catalog = catalog;
+    this.catalogManager = catalogManager;
+    this.tsManager = tsManager;
+  }
+
+  String render() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<h1>Nyala master ").append(Html.escape(server.name())).append("</h1>");
+    sb.append(Html.table(List.of("uuid", "role", "state", "RPC", "Raft"), List.of(List.of(
+        server.uuid(), "master", server.isLeader() ? "leader" : "follower",
+        server.rpcAddress().toString(), server.raftAddress().toString()))));
+    sb.append("<h2>Tables</h2>").append(tables());
+    sb.append("<h2>Tablet servers</h2>").append(tservers());
+    return sb.toString();
+  }
+
+  private String tables() {
+    List<List<String>> rows = catalog.read(s -> {
+      List<List<String>> out = new ArrayList<>();
+      s.tables().stream().sorted(Comparator.comparing(SysTableEntryPB::getName)).forEach(t ->
+          out.add(List.of(t.getName(), t.getTableId(),
+              String.valueOf(s.tabletIdsOf(t.getTableId()).size()),
+              String.valueOf(t.getNumReplicas()))));
+      return out;
+    });
+    return Html.table(List.of("name", "id", "tablets", "replicas"), rows);
+  }
+
+  private String tservers() {
+    var counts = catalogManager.replicaCounts();
+    List<List<String>> rows = new ArrayList<>();
+    for (TSDescriptor d : tsManager.all()) {
+      var r = d.registration();
+      rows.add(List.of(r.getName(), d.uuid(), addr(r.getRpcAddress()), addr(r.getHttpAddress()),
+          tsManager.isLive(d) ? "live" : "dead",
+          tsManager.millisSinceHeartbeat(d) + " ms ago",
+          String.valueOf(counts.getOrDefault(d.uuid(), 0))));
+    }
+    return Html.table(List.of("name", "uuid", "RPC", "HTTP", "live", "last heartbeat",
+        "replicas"), rows);
+  }
+
+  private static String addr(HostPortPB pb) {
+    return pb.getHost().isEmpty() ? "" : HostPort.fromPb(pb).toString();
+  }
+}

@@ -1,0 +1,139 @@
+package io.nyala.master;
+
+import io.nyala.common.log.LogContext;
+import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.server.ServerBase;
+import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.SysCatalog;
+import io.nyala.master.locations.TableLocationsLookup;
+import io.nyala.master.placement.ReplicaPlacer;
+import io.nyala.master.tsmanager.TSAdminClient;
+import io.nyala.master.tsmanager.TSManager;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A master: the sys catalog on Ratis, the tserver registry, DDL and table locations behind the
+ * {@code MasterService}. Start order: directories, RPC listener (its bound address goes into the
+ * Raft peer as the client address), Raft, web, background ticker.
+ */
+public class MasterServer extends ServerBase {
+  private static final Logger LOG = LoggerFactory.getLogger(MasterServer.class);
+  public static final int DEFAULT_RPC_PORT = 7051;
+  public static final int DEFAULT_RAFT_PORT = 7061;
+  public static final int DEFAULT_WEB_PORT = 8051;
+  /** How often leadership is checked and CREATING tablets are swept. */
+  private static final long TICK_MS = 100;
+  private static final long ADMIN_RPC_DEADLINE_MS = 10_000;
+
+  private final MasterOptions masterOptions;
+  private final LongSupplier nanoClock;
+  private final SysCatalog sysCatalog = new SysCatalog();
+  private TSManager tsManager;
+  private CatalogManager catalogManager;
+  private ScheduledExecutorService ticker;
+
+  public MasterServer(MasterOptions options) {
+    this(options, System::nanoTime);
+  }
+
+  /** With an injectable clock for tserver liveness and creation retries (tests). */
+  public MasterServer(MasterOptions options, LongSupplier nanoClock) {
+    super("master", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
+    this.masterOptions = options;
+    this.nanoClock = nanoClock;
+  }
+
+  /** Returns once the RPC server is up; leadership of the catalog follows asynchronously. */
+  public void start() {
+    openFs();
+    MasterOptions o = masterOptions;
+    tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
+    TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
+    catalogManager = new CatalogManager(sysCatalog, tsManager, admin,
+        new ReplicaPlacer(new SecureRandom()),
+        new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock);
+    TableLocationsLookup locations = new TableLocationsLookup(sysCatalog,
+        catalogManager.reports(), tsManager, o.maxTableLocations);
+    HeartbeatHandler heartbeats =
+        new HeartbeatHandler(uuid(), tsManager, catalogManager, o.heartbeatIntervalMs);
+    startRpc(List.of(new MasterService(this, catalogManager, tsManager, locations, heartbeats)));
+
+    RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
+    RaftGroup group = SysCatalog.initialGroup(
+        List.of(SysCatalog.peer(uuid(), raftAddress(), rpcAddress())));
+    buildRaftServer(sysCatalog.registry(), group, option);
+    sysCatalog.attach(raftServer);
+    startRaft();
+    startWeb(new MasterPages(this, sysCatalog, catalogManager, tsManager)::render);
+    registerMetrics(metrics);
+
+    ticker = Executors.newSingleThreadScheduledExecutor(LogContext.threadFactory(name, "ticker"));
+    onClose(ticker::shutdownNow);
+    ticker.scheduleWithFixedDelay(this::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
+    sysCatalog.setLeaderListener(() -> ticker.execute(this::tick));
+    LOG.info("master {} ({}) started: RPC {}, Raft {}, HTTP {}, catalog {}", name, uuid(),
+        rpcAddress(), raftAddress(), httpAddress(), option);
+  }
+
+  private void tick() {
+    try {
+      catalogManager.tick();
+    } catch (RuntimeException e) {
+      // The ticker must survive a bad pass (e.g. Raft shutting down under it).
+      LOG.warn("master background pass failed", e);
+    }
+  }
+
+  @Override
+  protected void customizeRaft(RaftProperties props) {
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props,
+        masterOptions.catalogSnapshotThresholdEntries);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(props, true);
+  }
+
+  private void registerMetrics(MetricRegistry m) {
+    m.gauge("tables_total", "Tables in the catalog",
+        () -> sysCatalog.read(s -> s.tables().size()));
+    m.gauge("tablets_total", "Tablets in the catalog",
+        () -> sysCatalog.read(s -> s.tablets().size()));
+    m.gauge("tservers_live", "Tablet servers heard from within the unresponsive timeout",
+        () -> tsManager.live().size());
+    m.gauge("tservers_total", "Registered tablet servers", () -> tsManager.all().size());
+    m.gauge("is_leader", "1 if this master is the ready catalog leader",
+        () -> isLeader() ? 1 : 0);
+  }
+
+  /** Whether this master leads the catalog and has caught up, i.e. serves DDL. */
+  public boolean isLeader() {
+    return catalogManager != null && catalogManager.leadership().isReady();
+  }
+
+  /** The catalog, for tests and tools. */
+  public CatalogManager catalog() {
+    return catalogManager;
+  }
+
+  public TSManager tsManager() {
+    return tsManager;
+  }
+
+  @Override
+  public void close() {
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+    super.close();
+  }
+}

@@ -1,0 +1,160 @@
+package io.nyala.master;
+
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.HostPort;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.master.CreateTableRequestPB;
+import io.nyala.common.proto.master.CreateTableResponsePB;
+import io.nyala.common.proto.master.DeleteTableRequestPB;
+import io.nyala.common.proto.master.DeleteTableResponsePB;
+import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
+import io.nyala.common.proto.master.GetMasterRegistrationResponsePB;
+import io.nyala.common.proto.master.GetTableLocationsRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.common.proto.master.GetTableSchemaRequestPB;
+import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
+import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
+import io.nyala.common.proto.master.ListMastersRequestPB;
+import io.nyala.common.proto.master.ListMastersResponsePB;
+import io.nyala.common.proto.master.ListTablesRequestPB;
+import io.nyala.common.proto.master.ListTablesResponsePB;
+import io.nyala.common.proto.master.ListTabletServersRequestPB;
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.proto.master.TSHeartbeatRequestPB;
+import io.nyala.common.proto.master.TSHeartbeatResponsePB;
+import io.nyala.common.rpc.Rpcs;
+import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.CatalogState;
+import io.nyala.master.catalog.SysCatalog;
+import io.nyala.master.locations.TableLocationsLookup;
+import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
+import java.util.Map;
+import org.apache.ratis.protocol.RaftPeer;
+
+/**
+ * The master's gRPC service. Every handler goes through {@link Rpcs#respond}, so any failure,
+ * bad input included, becomes the response's error and never escapes. DDL, heartbeats and
+ * locations need the ready leader; registration and the master list answer on any master.
+ */
+final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
+  private final MasterServer server;
+  private final CatalogManager catalog;
+  private final TSManager tsManager;
+  private final TableLocationsLookup locations;
+  private final HeartbeatHandler heartbeats;
+
+  MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
+      TableLocationsLookup locations, HeartbeatHandler heartbeats) {
+    this.server = server;
+    this.catalog = catalog;
+    this.tsManager = tsManager;
+    this.locations = locations;
+    this.heartbeats = heartbeats;
+  }
+
+  @Override
+  public void tSHeartbeat(TSHeartbeatRequestPB req, StreamObserver<TSHeartbeatResponsePB> out) {
+    Rpcs.respond(out, () -> heartbeats.handle(req), e -> TSHeartbeatResponsePB.newBuilder()
+        .setError(e).setMasterUuid(server.uuid()).setLeaderMaster(false).build());
+  }
+
+  @Override
+  public void createTable(CreateTableRequestPB req, StreamObserver<CreateTableResponsePB> out) {
+    Rpcs.respond(out, () -> CreateTableResponsePB.newBuilder()
+            .setTableId(catalog.createTable(req)).build(),
+        e -> CreateTableResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void isCreateTableDone(IsCreateTableDoneRequestPB req,
+      StreamObserver<IsCreateTableDoneResponsePB> out) {
+    Rpcs.respond(out, () -> IsCreateTableDoneResponsePB.newBuilder()
+            .setDone(catalog.isCreateTableDone(req.getTable())).build(),
+        e -> IsCreateTableDoneResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void deleteTable(DeleteTableRequestPB req, StreamObserver<DeleteTableResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      catalog.deleteTable(req.getTable());
+      return DeleteTableResponsePB.getDefaultInstance();
+    }, e -> DeleteTableResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void listTables(ListTablesRequestPB req, StreamObserver<ListTablesResponsePB> out) {
+    Rpcs.respond(out, () -> catalog.listTables(req.getNameFilter()),
+        e -> ListTablesResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void getTableSchema(GetTableSchemaRequestPB req,
+      StreamObserver<GetTableSchemaResponsePB> out) {
+    Rpcs.respond(out, () -> catalog.getTableSchema(req.getTable()),
+        e -> GetTableSchemaResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void getTableLocations(GetTableLocationsRequestPB req,
+      StreamObserver<GetTableLocationsResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      catalog.checkLeaderReady();
+      return locations.lookup(req);
+    }, e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void listTabletServers(ListTabletServersRequestPB req,
+      StreamObserver<ListTabletServersResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      catalog.checkLeaderReady();
+      Map<String, Integer> counts = catalog.replicaCounts();
+      ListTabletServersResponsePB.Builder b = ListTabletServersResponsePB.newBuilder();
+      for (TSDescriptor d : tsManager.all()) {
+        b.addServers(ListTabletServersResponsePB.Entry.newBuilder()
+            .setTsInfo(d.toTsInfo())
+            .setLive(tsManager.isLive(d))
+            .setMillisSinceHeartbeat(tsManager.millisSinceHeartbeat(d))
+            .setNumReplicas(counts.getOrDefault(d.uuid(), 0)));
+      }
+      return b.build();
+    }, e -> ListTabletServersResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void listMasters(ListMastersRequestPB req, StreamObserver<ListMastersResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      SysCatalog sys = catalog.catalog();
+      RaftPeer leader = sys.leaderPeer();
+      ListMastersResponsePB.Builder b = ListMastersResponsePB.newBuilder();
+      for (RaftPeer p : sys.peers()) {
+        String uuid = p.getId().toString();
+        ServerRegistrationPB reg = uuid.equals(server.uuid()) ? server.registration()
+            : ServerRegistrationPB.newBuilder()
+                .setUuid(uuid)
+                .setRaftAddress(HostPort.parse(p.getAddress(), 0).toPb())
+                .setRpcAddress(HostPort.parse(p.getClientAddress(), 0).toPb())
+                .build();
+        boolean isLeader = leader != null && leader.getId().equals(p.getId());
+        b.addMasters(ListMastersResponsePB.Entry.newBuilder().setRegistration(reg)
+            .setRole(isLeader ? RaftRolePB.LEADER : RaftRolePB.FOLLOWER));
+      }
+      return b.build();
+    }, e -> ListMastersResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void getMasterRegistration(GetMasterRegistrationRequestPB req,
+      StreamObserver<GetMasterRegistrationResponsePB> out) {
+    Rpcs.respond(out, () -> GetMasterRegistrationResponsePB.newBuilder()
+            .setRegistration(server.registration())
+            .setRole(catalog.catalog().role())
+            .setClusterId(catalog.catalog().read(CatalogState::clusterId))
+            .build(),
+        e -> GetMasterRegistrationResponsePB.newBuilder().setError(e).build());
+  }
+}

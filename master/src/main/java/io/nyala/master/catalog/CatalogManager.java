@@ -1,0 +1,303 @@
+package io.nyala.master.catalog;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.partition.PartitionSchema;
+import io.nyala.common.proto.ColumnSchemaPB;
+import io.nyala.common.proto.PartitionPB;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.SchemaPB;
+import io.nyala.common.proto.master.CreateTableRequestPB;
+import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.ListTablesResponsePB;
+import io.nyala.common.proto.master.TableIdentifierPB;
+import io.nyala.common.proto.master.TabletReportPB;
+import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.common.proto.metadata.TableStatePB;
+import io.nyala.common.schema.Schema;
+import io.nyala.master.placement.ReplicaPlacer;
+import io.nyala.master.tsmanager.TSAdminClient;
+import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tables and tablets: DDL, the tablets' lifecycle on the tservers, and what tservers report.
+ * Serves only while this master leads the catalog ({@link CatalogLeadership}). Validation runs
+ * before the DDL lock; the checks that depend on the catalog (name taken, live tservers) run
+ * under it, right before the one batch that makes the change.
+ */
+public final class CatalogManager {
+  private static final Logger LOG = LoggerFactory.getLogger(CatalogManager.class);
+
+  /** What the catalog needs from the master's flags. */
+  public record Settings(int defaultNumReplicas, long tabletCreationRetryMs) {}
+
+  private final SysCatalog catalog;
+  private final TSManager tsManager;
+  private final TSAdminClient admin;
+  private final ReplicaPlacer placer;
+  private final Settings settings;
+  private final ReplicaReports reports = new ReplicaReports();
+  private final TabletCreator creator;
+  private final CatalogLeadership leadership;
+  private final TabletReportProcessor reportProcessor;
+  /**
+   * Serializes DDL so a check (name free, table present) and the write it guards cannot
+   * interleave with another DDL; held across the catalog write.
+   */
+  private final ReentrantLock ddlLock = new ReentrantLock();
+
+  public CatalogManager(SysCatalog catalog, TSManager tsManager, TSAdminClient admin,
+      ReplicaPlacer placer, Settings settings, LongSupplier nanoClock) {
+    this.catalog = catalog;
+    this.tsManager = tsManager;
+    this.admin = admin;
+    this.placer = placer;
+    this.settings = settings;
+    this.creator = new TabletCreator(catalog, reports, admin, nanoClock,
+        settings.tabletCreationRetryMs());
+    this.leadership = new CatalogLeadership(catalog, () -> {
+      reports.clear();
+      tsManager.onBecomeLeader();
+    });
+    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin);
+  }
+
+  public SysCatalog catalog() {
+    return catalog;
+  }
+
+  public ReplicaReports reports() {
+    return reports;
+  }
+
+  public CatalogLeadership leadership() {
+    return leadership;
+  }
+
+  /** Periodic work on the master's background thread: leadership, tablet creation. */
+  public void tick() {
+    if (leadership.poll()) {
+      creator.sweep();
+    }
+  }
+
+  /** Throws NOT_LEADER (with a hint) or SERVICE_UNAVAILABLE unless this master may serve. */
+  public void checkLeaderReady() {
+    leadership.check();
+  }
+
+  public String createTable(CreateTableRequestPB req) {
+    checkLeaderReady();
+    String name = req.getName();
+    if (name.isBlank()) {
+      throw NyalaException.invalidArgument("table name must not be empty");
+    }
+    Schema schema = validSchema(name, req.getSchema());
+    PartitionSchema ps = validPartitionSchema(name, req, schema);
+    int rf = req.getNumReplicas() == 0 ? settings.defaultNumReplicas() : req.getNumReplicas();
+    List<PartitionPB> partitions = ps.createPartitions();
+    ddlLock.lock();
+    try {
+      if (catalog.read(s -> s.tableByName(name)) != null) {
+        throw NyalaException.alreadyPresent("table '%s' already exists", name);
+      }
+      List<TSDescriptor> live = tsManager.live();
+      Map<String, Integer> loads = new HashMap<>();
+      Map<String, Integer> counts = replicaCounts();
+      live.forEach(d -> loads.put(d.uuid(), counts.getOrDefault(d.uuid(), 0)));
+      List<List<String>> placement = placer.place(loads, partitions.size(), rf);
+      SysTableEntryPB table = SysTableEntryPB.newBuilder()
+          .setTableId(RaftIds.newId())
+          .setName(name)
+          .setSchema(withColumnIds(req.getSchema()))
+          .setPartitionSchema(ps.toPb())
+          .setNumReplicas(rf)
+          .setState(TableStatePB.TABLE_RUNNING)
+          .setCreatedTimeMillis(System.currentTimeMillis())
+          .setNextColumnId(req.getSchema().getColumnsCount() + 1)
+          .build();
+      List<SysTabletEntryPB> tablets = new ArrayList<>();
+      SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder()
+          .addOps(SysCatalogOpPB.newBuilder().setPutTable(table));
+      for (int i = 0; i < partitions.size(); i++) {
+        SysTabletEntryPB t = SysTabletEntryPB.newBuilder()
+            .setTabletId(RaftIds.newId())
+            .setTableId(table.getTableId())
+            .setPartition(partitions.get(i))
+            .addAllReplicas(peers(placement.get(i)))
+            .setState(SysTabletStatePB.SYS_TABLET_CREATING)
+            .build();
+        tablets.add(t);
+        batch.addOps(SysCatalogOpPB.newBuilder().setPutTablet(t));
+      }
+      catalog.writeSync(batch.build());
+      LOG.info("created table '{}' ({}) with {} tablets x {} replicas", name,
+          table.getTableId(), tablets.size(), rf);
+      creator.sendAll(table, tablets);
+      return table.getTableId();
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  private static Schema validSchema(String table, SchemaPB pb) {
+    try {
+      return Schema.forTable(Schema.fromPb(pb).columns());
+    } catch (RuntimeException e) {
+      throw NyalaException.invalidArgument("table '%s': %s", table,
+          NyalaException.from(e).detail());
+    }
+  }
+
+  private static PartitionSchema validPartitionSchema(String table, CreateTableRequestPB req,
+      Schema schema) {
+    try {
+      return PartitionSchema.fromPb(req.getPartitionSchema(), schema);
+    } catch (RuntimeException e) {
+      throw NyalaException.invalidArgument("table '%s': %s", table,
+          NyalaException.from(e).detail());
+    }
+  }
+
+  /** Column ids start at 1 (0 means unassigned); the first schema version is 1. */
+  private static SchemaPB withColumnIds(SchemaPB in) {
+    SchemaPB.Builder b = SchemaPB.newBuilder().setVersion(1);
+    int id = 1;
+    for (ColumnSchemaPB c : in.getColumnsList()) {
+      b.addColumns(c.toBuilder().setId(id++));
+    }
+    return b.build();
+  }
+
+  private List<RaftPeerPB> peers(List<String> uuids) {
+    List<RaftPeerPB> out = new ArrayList<>();
+    for (String u : uuids) {
+      TSDescriptor d = tsManager.get(u);
+      out.add(RaftPeerPB.newBuilder()
+          .setUuid(u)
+          .setRaftAddress(d.registration().getRaftAddress())
+          .setRpcAddress(d.registration().getRpcAddress())
+          .build());
+    }
+    return out;
+  }
+
+  /** Replicas per tserver uuid, as the catalog assigns them. */
+  public Map<String, Integer> replicaCounts() {
+    return catalog.read(s -> {
+      Map<String, Integer> m = new HashMap<>();
+      for (SysTabletEntryPB t : s.tablets()) {
+        t.getReplicasList().forEach(r -> m.merge(r.getUuid(), 1, Integer::sum));
+      }
+      return m;
+    });
+  }
+
+  public boolean isCreateTableDone(TableIdentifierPB ident) {
+    checkLeaderReady();
+    List<SysTabletEntryPB> tablets = catalog.read(s -> s.tabletsOf(findTable(s, ident)
+        .getTableId()));
+    return isDone(tablets);
+  }
+
+  private boolean isDone(List<SysTabletEntryPB> tablets) {
+    return tablets.stream().allMatch(t -> t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING
+        || reports.leader(t.getTabletId()) != null);
+  }
+
+  public void deleteTable(TableIdentifierPB ident) {
+    checkLeaderReady();
+    SysTableEntryPB table;
+    List<SysTabletEntryPB> tablets;
+    ddlLock.lock();
+    try {
+      table = catalog.read(s -> findTable(s, ident));
+      tablets = catalog.read(s -> s.tabletsOf(table.getTableId()));
+      SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder();
+      tablets.forEach(t -> batch.addOps(
+          SysCatalogOpPB.newBuilder().setDeleteTabletId(t.getTabletId())));
+      batch.addOps(SysCatalogOpPB.newBuilder().setDeleteTableId(table.getTableId()));
+      catalog.writeSync(batch.build());
+    } finally {
+      ddlLock.unlock();
+    }
+    LOG.info("deleted table '{}' ({})", table.getName(), table.getTableId());
+    String reason = "table '" + table.getName() + "' was deleted";
+    for (SysTabletEntryPB t : tablets) {
+      reports.forget(t.getTabletId());
+      for (RaftPeerPB r : t.getReplicasList()) {
+        reportProcessor.sendDelete(r.getUuid(), HostPort.fromPb(r.getRpcAddress()),
+            t.getTabletId(), reason);
+      }
+    }
+  }
+
+  public ListTablesResponsePB listTables(String nameFilter) {
+    checkLeaderReady();
+    List<SysTableEntryPB> tables = catalog.read(s -> s.tables().stream()
+        .filter(t -> t.getName().contains(nameFilter))
+        .sorted(Comparator.comparing(SysTableEntryPB::getName))
+        .toList());
+    ListTablesResponsePB.Builder b = ListTablesResponsePB.newBuilder();
+    for (SysTableEntryPB t : tables) {
+      int tablets = catalog.read(s -> s.tabletIdsOf(t.getTableId()).size());
+      b.addTables(ListTablesResponsePB.TableInfo.newBuilder()
+          .setId(t.getTableId()).setName(t.getName())
+          .setNumTablets(tablets).setNumReplicas(t.getNumReplicas()));
+    }
+    return b.build();
+  }
+
+  public GetTableSchemaResponsePB getTableSchema(TableIdentifierPB ident) {
+    checkLeaderReady();
+    SysTableEntryPB t = catalog.read(s -> findTable(s, ident));
+    boolean done = isDone(catalog.read(s -> s.tabletsOf(t.getTableId())));
+    return GetTableSchemaResponsePB.newBuilder()
+        .setTableId(t.getTableId())
+        .setTableName(t.getName())
+        .setSchema(t.getSchema())
+        .setPartitionSchema(t.getPartitionSchema())
+        .setNumReplicas(t.getNumReplicas())
+        .setCreateTableDone(done)
+        .build();
+  }
+
+  /** Processes a heartbeat's tablet report from {@code ts}. */
+  public void processReport(TSDescriptor ts, TabletReportPB report) {
+    reportProcessor.process(ts, report);
+  }
+
+  /** The table an identifier names (the id wins when both are set), or NOT_FOUND naming it. */
+  public static SysTableEntryPB findTable(CatalogState s, TableIdentifierPB ident) {
+    if (ident == null || (ident.getTableId().isEmpty() && ident.getTableName().isEmpty())) {
+      throw NyalaException.invalidArgument("a table name or id is required");
+    }
+    if (!ident.getTableId().isEmpty()) {
+      SysTableEntryPB t = s.tableById(ident.getTableId());
+      if (t == null) {
+        throw NyalaException.notFound("table with id '%s' not found", ident.getTableId());
+      }
+      return t;
+    }
+    SysTableEntryPB t = s.tableByName(ident.getTableName());
+    if (t == null) {
+      throw NyalaException.notFound("table '%s' not found", ident.getTableName());
+    }
+    return t;
+  }
+}

@@ -1,0 +1,135 @@
+package io.nyala.master.catalog;
+
+import com.google.protobuf.ByteString;
+import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
+import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * The catalog's contents: tables by id and name, tablets by id and by table (ordered by partition
+ * key start), and the cluster id. Not thread-safe: {@link SysCatalogStateMachine} owns it and
+ * guards every access with its lock; readers get it only inside {@link SysCatalog#read}.
+ */
+public final class CatalogState {
+  private String clusterId = "";
+  private final Map<String, SysTableEntryPB> tablesById = new HashMap<>();
+  private final Map<String, String> tableIdByName = new HashMap<>();
+  private final Map<String, SysTabletEntryPB> tabletsById = new HashMap<>();
+  /** Per table: partition key start → tablet id; starts are unique within a table. */
+  private final Map<String, NavigableMap<ByteString, String>> tabletsByTable = new HashMap<>();
+
+  void apply(SysCatalogOpPB op) {
+    switch (op.getOpCase()) {
+      case PUT_TABLE -> putTable(op.getPutTable());
+      case DELETE_TABLE_ID -> deleteTable(op.getDeleteTableId());
+      case PUT_TABLET -> putTablet(op.getPutTablet());
+      case DELETE_TABLET_ID -> deleteTablet(op.getDeleteTabletId());
+      case SET_CLUSTER_ID -> clusterId = op.getSetClusterId();
+      default -> { } // an op from a newer master: nothing this version understands
+    }
+  }
+
+  private void putTable(SysTableEntryPB t) {
+    SysTableEntryPB old = tablesById.put(t.getTableId(), t);
+    if (old != null && !old.getName().equals(t.getName())) {
+      tableIdByName.remove(old.getName());
+    }
+    tableIdByName.put(t.getName(), t.getTableId());
+    tabletsByTable.computeIfAbsent(t.getTableId(), k -> new TreeMap<>(
+        ByteString.unsignedLexicographicalComparator()));
+  }
+
+  private void deleteTable(String tableId) {
+    SysTableEntryPB old = tablesById.remove(tableId);
+    if (old != null) {
+      tableIdByName.remove(old.getName());
+    }
+    NavigableMap<ByteString, String> tablets = tabletsByTable.remove(tableId);
+    if (tablets != null) {
+      tablets.values().forEach(tabletsById::remove);
+    }
+  }
+
+  private void putTablet(SysTabletEntryPB t) {
+    NavigableMap<ByteString, String> byStart = tabletsByTable.get(t.getTableId());
+    if (byStart == null) {
+      // The table was deleted by an earlier entry (e.g. a RUNNING update racing a DeleteTable):
+      // resurrecting its tablet would leak it, and every replica applies this same rule.
+      return;
+    }
+    tabletsById.put(t.getTabletId(), t);
+    byStart.put(t.getPartition().getPartitionKeyStart(), t.getTabletId());
+  }
+
+  private void deleteTablet(String tabletId) {
+    SysTabletEntryPB old = tabletsById.remove(tabletId);
+    if (old != null) {
+      NavigableMap<ByteString, String> byStart = tabletsByTable.get(old.getTableId());
+      if (byStart != null) {
+        byStart.remove(old.getPartition().getPartitionKeyStart(), tabletId);
+      }
+    }
+  }
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  public SysTableEntryPB tableById(String id) {
+    return tablesById.get(id);
+  }
+
+  public SysTableEntryPB tableByName(String name) {
+    String id = tableIdByName.get(name);
+    return id == null ? null : tablesById.get(id);
+  }
+
+  public Collection<SysTableEntryPB> tables() {
+    return Collections.unmodifiableCollection(tablesById.values());
+  }
+
+  public SysTabletEntryPB tablet(String id) {
+    return tabletsById.get(id);
+  }
+
+  public Collection<SysTabletEntryPB> tablets() {
+    return Collections.unmodifiableCollection(tabletsById.values());
+  }
+
+  /** A table's tablets keyed by partition key start, in partition key order. */
+  public NavigableMap<ByteString, String> tabletIdsOf(String tableId) {
+    NavigableMap<ByteString, String> m = tabletsByTable.get(tableId);
+    return m == null ? Collections.emptyNavigableMap() : Collections.unmodifiableNavigableMap(m);
+  }
+
+  /** A table's tablets in partition key order. */
+  public List<SysTabletEntryPB> tabletsOf(String tableId) {
+    return tabletIdsOf(tableId).values().stream().map(tabletsById::get).toList();
+  }
+
+  SysCatalogSnapshotPB toSnapshot(long term, long index) {
+    return SysCatalogSnapshotPB.newBuilder()
+        .setClusterId(clusterId)
+        .addAllTables(tablesById.values())
+        .addAllTablets(tabletsById.values())
+        .setLastAppliedTerm(term)
+        .setLastAppliedIndex(index)
+        .build();
+  }
+
+  static CatalogState fromSnapshot(SysCatalogSnapshotPB pb) {
+    CatalogState s = new CatalogState();
+    s.clusterId = pb.getClusterId();
+    pb.getTablesList().forEach(s::putTable);
+    pb.getTabletsList().forEach(s::putTablet);
+    return s;
+  }
+}

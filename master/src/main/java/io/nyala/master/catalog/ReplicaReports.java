@@ -1,0 +1,79 @@
+package io.nyala.master.catalog;
+
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TabletStatePB;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What tservers last reported about each tablet replica, and each tablet's leader. In memory
+ * only: a new leader master asks every tserver for a full report instead of trusting old news.
+ * Thread-safe through concurrent maps; each tablet's leader is replaced atomically and only by a
+ * report of an equal or higher term, so the leader with the highest term wins.
+ */
+public final class ReplicaReports {
+  /** One replica's last report. */
+  public record ReplicaState(TabletStatePB state, RaftRolePB role, long term) {}
+
+  /** A tablet's leader as last reported. */
+  public record Leader(String uuid, long term) {}
+
+  /** tablet id → tserver uuid → state. */
+  private final Map<String, Map<String, ReplicaState>> replicas = new ConcurrentHashMap<>();
+  private final Map<String, Leader> leaders = new ConcurrentHashMap<>();
+
+  /** Records one reported replica; returns the tablet's leader afterwards (or null). */
+  public Leader update(String tsUuid, ReportedTabletPB r) {
+    String tabletId = r.getTabletId();
+    replicas.computeIfAbsent(tabletId, k -> new ConcurrentHashMap<>())
+        .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm()));
+    String leaderUuid = r.getRole() == RaftRolePB.LEADER ? tsUuid : r.getLeaderUuid();
+    if (leaderUuid.isEmpty()) {
+      return leaders.get(tabletId);
+    }
+    Leader reported = new Leader(leaderUuid, r.getTerm());
+    return leaders.merge(tabletId, reported,
+        (old, neu) -> neu.term() >= old.term() ? neu : old);
+  }
+
+  /** The tserver no longer hosts the tablet. */
+  public void remove(String tsUuid, String tabletId) {
+    Map<String, ReplicaState> m = replicas.get(tabletId);
+    if (m != null) {
+      m.remove(tsUuid);
+    }
+    leaders.computeIfPresent(tabletId, (k, l) -> l.uuid().equals(tsUuid) ? null : l);
+  }
+
+  /** After a full report: the tserver hosts exactly {@code reported}; forget the rest. */
+  public void retainOnly(String tsUuid, Set<String> reported) {
+    for (String tabletId : replicas.keySet()) {
+      if (!reported.contains(tabletId)) {
+        remove(tsUuid, tabletId);
+      }
+    }
+  }
+
+  /** A deleted tablet: forget it entirely. */
+  public void forget(String tabletId) {
+    replicas.remove(tabletId);
+    leaders.remove(tabletId);
+  }
+
+  public Leader leader(String tabletId) {
+    return leaders.get(tabletId);
+  }
+
+  public boolean hasReported(String tabletId, String tsUuid) {
+    Map<String, ReplicaState> m = replicas.get(tabletId);
+    return m != null && m.containsKey(tsUuid);
+  }
+
+  /** Forgets everything: a new leadership starts from fresh reports. */
+  public void clear() {
+    replicas.clear();
+    leaders.clear();
+  }
+}

@@ -1,0 +1,140 @@
+package io.nyala.master.catalog;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.master.tsmanager.TSAdminClient;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings CREATING tablets to life: sends CreateTablet to each replica, re-sends to replicas
+ * that have not reported the tablet after the retry interval (the tserver's CreateTablet is
+ * idempotent), and persists RUNNING once a leader is reported. Runs on the leader only; all
+ * state is in concurrent maps because reports arrive on RPC threads while the sweep runs on
+ * the master's background thread.
+ */
+final class TabletCreator {
+  private static final Logger LOG = LoggerFactory.getLogger(TabletCreator.class);
+
+  private record Pending(SysTableEntryPB table, SysTabletEntryPB tablet) {}
+
+  private final SysCatalog catalog;
+  private final ReplicaReports reports;
+  private final TSAdminClient admin;
+  private final LongSupplier nanoClock;
+  private final long retryNanos;
+  /** tablet id → replica uuid → nanoTime of the last CreateTablet sent. */
+  private final Map<String, Map<String, Long>> lastSent = new ConcurrentHashMap<>();
+  /** Tablets whose RUNNING update is being written, so reports do not write it twice. */
+  private final Set<String> runningInFlight = ConcurrentHashMap.newKeySet();
+
+  TabletCreator(SysCatalog catalog, ReplicaReports reports, TSAdminClient admin,
+      LongSupplier nanoClock, long retryMs) {
+    this.catalog = catalog;
+    this.reports = reports;
+    this.admin = admin;
+    this.nanoClock = nanoClock;
+    this.retryNanos = TimeUnit.MILLISECONDS.toNanos(retryMs);
+  }
+
+  /** First sends for a new table's tablets. */
+  void sendAll(SysTableEntryPB table, List<SysTabletEntryPB> tablets) {
+    for (SysTabletEntryPB t : tablets) {
+      for (RaftPeerPB replica : t.getReplicasList()) {
+        send(table, t, replica);
+      }
+    }
+  }
+
+  /** One pass over the CREATING tablets: promote, or re-send to silent replicas. */
+  void sweep() {
+    List<Pending> creating = catalog.read(s -> s.tablets().stream()
+        .filter(t -> t.getState() == SysTabletStatePB.SYS_TABLET_CREATING)
+        .map(t -> new Pending(s.tableById(t.getTableId()), t))
+        .filter(p -> p.table() != null)
+        .toList());
+    Set<String> ids = ConcurrentHashMap.newKeySet();
+    creating.forEach(p -> ids.add(p.tablet().getTabletId()));
+    lastSent.keySet().retainAll(ids);
+    long now = nanoClock.getAsLong();
+    for (Pending p : creating) {
+      String id = p.tablet().getTabletId();
+      ReplicaReports.Leader leader = reports.leader(id);
+      if (leader != null) {
+        markRunning(p.tablet(), leader);
+        continue;
+      }
+      for (RaftPeerPB replica : p.tablet().getReplicasList()) {
+        if (reports.hasReported(id, replica.getUuid())) {
+          continue;
+        }
+        Long last = lastSent.getOrDefault(id, Map.of()).get(replica.getUuid());
+        if (last == null || now - last >= retryNanos) {
+          send(p.table(), p.tablet(), replica);
+        }
+      }
+    }
+  }
+
+  /** Persists that a CREATING tablet has a leader; duplicate calls are dropped. */
+  void markRunning(SysTabletEntryPB tablet, ReplicaReports.Leader leader) {
+    String id = tablet.getTabletId();
+    if (!runningInFlight.add(id)) {
+      return;
+    }
+    SysTabletEntryPB running = tablet.toBuilder()
+        .setState(SysTabletStatePB.SYS_TABLET_RUNNING)
+        .setLeaderUuid(leader.uuid())
+        .setTerm(leader.term())
+        .build();
+    catalog.write(SysCatalogBatchPB.newBuilder()
+            .addOps(SysCatalogOpPB.newBuilder().setPutTablet(running))
+            .build())
+        .whenComplete((v, t) -> {
+          runningInFlight.remove(id);
+          if (t != null) {
+            LOG.info("could not mark tablet {} RUNNING (will retry): {}", id, t.getMessage());
+          } else {
+            lastSent.remove(id);
+            LOG.info("tablet {} is RUNNING with leader {} in term {}", id, leader.uuid(),
+                leader.term());
+          }
+        });
+  }
+
+  private void send(SysTableEntryPB table, SysTabletEntryPB tablet, RaftPeerPB replica) {
+    lastSent.computeIfAbsent(tablet.getTabletId(), k -> new ConcurrentHashMap<>())
+        .put(replica.getUuid(), nanoClock.getAsLong());
+    HostPort addr = HostPort.fromPb(replica.getRpcAddress());
+    admin.createTablet(addr, request(table, tablet)).whenComplete((v, t) -> {
+      if (t != null) {
+        LOG.info("CreateTablet {} on tserver {} at {} failed (will retry): {}",
+            tablet.getTabletId(), replica.getUuid(), addr, t.getMessage());
+      }
+    });
+  }
+
+  static CreateTabletRequestPB request(SysTableEntryPB table, SysTabletEntryPB tablet) {
+    return CreateTabletRequestPB.newBuilder()
+        .setTableId(table.getTableId())
+        .setTableName(table.getName())
+        .setTabletId(tablet.getTabletId())
+        .setPartition(tablet.getPartition())
+        .setSchema(table.getSchema())
+        .setPartitionSchema(table.getPartitionSchema())
+        .addAllPeers(tablet.getReplicasList())
+        .build();
+  }
+}

@@ -1,0 +1,141 @@
+package io.nyala.master.locations;
+
+import com.google.protobuf.ByteString;
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.GetTableLocationsRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.common.proto.master.TSInfoPB;
+import io.nyala.common.proto.master.TabletLocationsPB;
+import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.ReplicaReports;
+import io.nyala.master.catalog.SysCatalog;
+import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+
+/**
+ * Answers GetTableLocations from the catalog, the reported leaders and the registry: the tablets
+ * whose partition-key range intersects [start, end), in partition-key order, beginning with the
+ * tablet that contains {@code start}. Stateless apart from its collaborators, so a cache can wrap
+ * {@link #lookup} without touching it. The caller checks leadership.
+ */
+public final class TableLocationsLookup {
+  /** How long clients may cache a response. */
+  public static final int TTL_MILLIS = 300_000;
+
+  private final SysCatalog catalog;
+  private final ReplicaReports reports;
+  private final TSManager tsManager;
+  private final int defaultMaxLocations;
+
+  public TableLocationsLookup(SysCatalog catalog, ReplicaReports reports, TSManager tsManager,
+      int defaultMaxLocations) {
+    this.catalog = catalog;
+    this.reports = reports;
+    this.tsManager = tsManager;
+    this.defaultMaxLocations = defaultMaxLocations;
+  }
+
+  public GetTableLocationsResponsePB lookup(GetTableLocationsRequestPB req) {
+    ByteString start = req.getPartitionKeyStart();
+    ByteString end = req.getPartitionKeyEnd();
+    if (!start.isEmpty() && !end.isEmpty()
+        && ByteString.unsignedLexicographicalComparator().compare(end, start) <= 0) {
+      throw NyalaException.invalidArgument(
+          "partition_key_end (%s) must be greater than partition_key_start (%s)",
+          hex(end), hex(start));
+    }
+    int max = req.getMaxReturnedLocations() == 0
+        ? defaultMaxLocations : req.getMaxReturnedLocations();
+    List<SysTabletEntryPB> tablets = catalog.read(s -> {
+      SysTableEntryPB table = CatalogManager.findTable(s, req.getTable());
+      NavigableMap<ByteString, String> byStart = s.tabletIdsOf(table.getTableId());
+      ByteString from = byStart.floorKey(start);
+      NavigableMap<ByteString, String> tail =
+          from == null ? byStart : byStart.tailMap(from, true);
+      List<SysTabletEntryPB> out = new ArrayList<>();
+      for (Map.Entry<ByteString, String> e : tail.entrySet()) {
+        if (out.size() >= max || (!end.isEmpty() && compare(e.getKey(), end) >= 0)) {
+          break;
+        }
+        SysTabletEntryPB t = s.tablet(e.getValue());
+        ByteString tabletEnd = t.getPartition().getPartitionKeyEnd();
+        if (!tabletEnd.isEmpty() && compare(tabletEnd, start) <= 0) {
+          continue; // the floor tablet ends before start (a gap in the key space)
+        }
+        out.add(t);
+      }
+      return out;
+    });
+    return build(tablets, req.getInternTsInfosInResponse());
+  }
+
+  private GetTableLocationsResponsePB build(List<SysTabletEntryPB> tablets, boolean intern) {
+    GetTableLocationsResponsePB.Builder resp = GetTableLocationsResponsePB.newBuilder()
+        .setTtlMillis(TTL_MILLIS);
+    Map<String, Integer> internIdx = new HashMap<>();
+    for (SysTabletEntryPB t : tablets) {
+      TabletLocationsPB.Builder loc = TabletLocationsPB.newBuilder()
+          .setTabletId(t.getTabletId())
+          .setPartition(t.getPartition());
+      String leader = leaderOf(t);
+      for (RaftPeerPB p : t.getReplicasList()) {
+        TabletLocationsPB.ReplicaPB.Builder r = TabletLocationsPB.ReplicaPB.newBuilder()
+            .setRole(p.getUuid().equals(leader) ? RaftRolePB.LEADER : RaftRolePB.FOLLOWER);
+        if (intern) {
+          Integer idx = internIdx.get(p.getUuid());
+          if (idx == null) {
+            idx = resp.getTsInfosCount();
+            internIdx.put(p.getUuid(), idx);
+            resp.addTsInfos(tsInfo(p));
+          }
+          r.setTsInfoIdx(idx);
+        } else {
+          r.setTsInfo(tsInfo(p)).setTsInfoIdx(-1);
+        }
+        loc.addReplicas(r);
+      }
+      resp.addTabletLocations(loc);
+    }
+    return resp.build();
+  }
+
+  /** The reported leader; else the one persisted when the tablet became RUNNING. */
+  private String leaderOf(SysTabletEntryPB t) {
+    ReplicaReports.Leader l = reports.leader(t.getTabletId());
+    return l != null ? l.uuid() : t.getLeaderUuid();
+  }
+
+  /** From the registry when the tserver is registered, else from the catalog's peer entry. */
+  private TSInfoPB tsInfo(RaftPeerPB p) {
+    TSDescriptor d = tsManager.get(p.getUuid());
+    if (d != null) {
+      return d.toTsInfo();
+    }
+    return TSInfoPB.newBuilder()
+        .setUuid(p.getUuid())
+        .setRpcAddress(p.getRpcAddress())
+        .setRaftAddress(p.getRaftAddress())
+        .build();
+  }
+
+  private static int compare(ByteString a, ByteString b) {
+    return ByteString.unsignedLexicographicalComparator().compare(a, b);
+  }
+
+  private static String hex(ByteString b) {
+    StringBuilder sb = new StringBuilder("0x");
+    for (int i = 0; i < b.size(); i++) {
+      sb.append(String.format("%02x", b.byteAt(i)));
+    }
+    return sb.toString();
+  }
+}

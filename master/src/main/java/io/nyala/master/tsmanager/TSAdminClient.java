@@ -1,0 +1,83 @@
+package io.nyala.master.tsmanager;
+
+import io.grpc.Context;
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.ErrorPB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.CreateTabletResponsePB;
+import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
+import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
+import io.nyala.common.rpc.Channels;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The master's calls to a tserver's admin service. Every call is asynchronous with a deadline;
+ * the future fails with the tserver's error (or the transport's) and never blocks the caller.
+ */
+public final class TSAdminClient {
+  private final Channels channels;
+  private final long deadlineMs;
+
+  public TSAdminClient(Channels channels, long deadlineMs) {
+    this.channels = channels;
+    this.deadlineMs = deadlineMs;
+  }
+
+  public CompletableFuture<Void> createTablet(HostPort tserver, CreateTabletRequestPB req) {
+    CompletableFuture<CreateTabletResponsePB> f = new CompletableFuture<>();
+    detached(() -> stub(tserver).createTablet(req, observer(f)));
+    return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
+  }
+
+  public CompletableFuture<Void> deleteTablet(HostPort tserver, String tabletId, String reason) {
+    CompletableFuture<DeleteTabletResponsePB> f = new CompletableFuture<>();
+    DeleteTabletRequestPB req = DeleteTabletRequestPB.newBuilder()
+        .setTabletId(tabletId).setReason(reason).build();
+    detached(() -> stub(tserver).deleteTablet(req, observer(f)));
+    return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
+  }
+
+  /**
+   * Starts a call outside the current gRPC context: calls made while serving an RPC would
+   * otherwise be cancelled as soon as that RPC's handler returns.
+   */
+  private static void detached(Runnable call) {
+    Context.ROOT.run(call);
+  }
+
+  private TabletServerAdminServiceGrpc.TabletServerAdminServiceStub stub(HostPort addr) {
+    return TabletServerAdminServiceGrpc.newStub(channels.get(addr))
+        .withDeadlineAfter(deadlineMs, TimeUnit.MILLISECONDS);
+  }
+
+  private static Void check(ErrorPB error) {
+    if (NyalaException.isError(error)) {
+      throw NyalaException.fromPb(error);
+    }
+    return null;
+  }
+
+  private static <T> StreamObserver<T> observer(CompletableFuture<T> f) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(T value) {
+        f.complete(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        f.completeExceptionally(NyalaException.unavailable("%s", t.getMessage()));
+      }
+
+      @Override
+      public void onCompleted() {
+        // A no-op after onNext; otherwise the server ended the call without answering.
+        f.completeExceptionally(NyalaException.unavailable("tablet server sent no response"));
+      }
+    };
+  }
+}

@@ -1,0 +1,95 @@
+package io.nyala.master.tsmanager;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.ServerRegistrationPB;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registry of tablet servers by uuid. A tserver is live while its last heartbeat is within
+ * the unresponsive timeout, measured on an injectable nanosecond clock so tests can move time.
+ * Registrations live in memory only: tservers re-register with every heartbeat.
+ */
+public final class TSManager {
+  private static final Logger LOG = LoggerFactory.getLogger(TSManager.class);
+
+  private final LongSupplier nanoClock;
+  private final long unresponsiveNanos;
+  private final Map<String, TSDescriptor> byUuid = new ConcurrentHashMap<>();
+  /** Bumped when this master becomes leader: every tserver then owes a full tablet report. */
+  private final AtomicLong epoch = new AtomicLong();
+
+  public TSManager(LongSupplier nanoClock, long unresponsiveTimeoutMs) {
+    this.nanoClock = nanoClock;
+    this.unresponsiveNanos = TimeUnit.MILLISECONDS.toNanos(unresponsiveTimeoutMs);
+  }
+
+  /** Registers or refreshes a tserver; returns its descriptor. */
+  public TSDescriptor heartbeat(ServerRegistrationPB reg, int numLiveTablets) {
+    if (reg.getUuid().isEmpty()) {
+      throw NyalaException.invalidArgument("heartbeat without a tablet server uuid");
+    }
+    if (!reg.hasRpcAddress() || reg.getRpcAddress().getHost().isEmpty()) {
+      throw NyalaException.invalidArgument("tablet server %s registered without an RPC address",
+          reg.getUuid());
+    }
+    long now = nanoClock.getAsLong();
+    TSDescriptor d = byUuid.computeIfAbsent(reg.getUuid(), u -> {
+      LOG.info("registered tablet server {} ({}) at {}", u, reg.getName(),
+          reg.getRpcAddress().getHost() + ":" + reg.getRpcAddress().getPort());
+      return new TSDescriptor(u, reg, now);
+    });
+    d.heartbeat(reg, numLiveTablets, now);
+    return d;
+  }
+
+  /** Whether {@code d} still owes this leadership a full tablet report. */
+  public boolean needsFullReport(TSDescriptor d) {
+    return d.fullReportEpoch() != epoch.get();
+  }
+
+  public void fullReportReceived(TSDescriptor d) {
+    d.setFullReportEpoch(epoch.get());
+  }
+
+  /**
+   * A new leadership: ask everyone for a full report, and restart every liveness clock so a
+   * tserver is not declared dead for silence that happened before this master was listening.
+   */
+  public void onBecomeLeader() {
+    epoch.incrementAndGet();
+    long now = nanoClock.getAsLong();
+    byUuid.values().forEach(d -> d.touch(now));
+  }
+
+  public TSDescriptor get(String uuid) {
+    return byUuid.get(uuid);
+  }
+
+  public boolean isLive(TSDescriptor d) {
+    return nanoClock.getAsLong() - d.lastHeartbeatNanos() <= unresponsiveNanos;
+  }
+
+  public long millisSinceHeartbeat(TSDescriptor d) {
+    return TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - d.lastHeartbeatNanos());
+  }
+
+  /** Every registered tserver, ordered by uuid. */
+  public List<TSDescriptor> all() {
+    List<TSDescriptor> out = new ArrayList<>(byUuid.values());
+    out.sort(Comparator.comparing(TSDescriptor::uuid));
+    return out;
+  }
+
+  public List<TSDescriptor> live() {
+    return all().stream().filter(this::isLive).toList();
+  }
+}

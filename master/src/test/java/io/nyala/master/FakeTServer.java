@@ -1,0 +1,117 @@
+package io.nyala.master;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.HostPort;
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TSHeartbeatRequestPB;
+import io.nyala.common.proto.master.TSHeartbeatResponsePB;
+import io.nyala.common.proto.master.TabletReportPB;
+import io.nyala.common.proto.master.TabletStatePB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.CreateTabletResponsePB;
+import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
+import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A fake tablet server: a real gRPC admin service that records CreateTablet and DeleteTablet
+ * calls (and answers OK), plus a heartbeat driver that reports to the master over real gRPC.
+ */
+final class FakeTServer implements AutoCloseable {
+  final String uuid = RaftIds.newId();
+  final String name;
+  final List<CreateTabletRequestPB> creates = new CopyOnWriteArrayList<>();
+  final List<DeleteTabletRequestPB> deletes = new CopyOnWriteArrayList<>();
+  private final Server server;
+
+  FakeTServer(String name) throws IOException {
+    this.name = name;
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(new Admin()).build().start();
+  }
+
+  HostPort rpcAddress() {
+    return new HostPort("127.0.0.1", server.getPort());
+  }
+
+  ServerRegistrationPB registration() {
+    return ServerRegistrationPB.newBuilder()
+        .setUuid(uuid)
+        .setName(name)
+        .setRpcAddress(rpcAddress().toPb())
+        .setRaftAddress(new HostPort("127.0.0.1", 1).toPb())
+        .setHttpAddress(new HostPort("127.0.0.1", 2).toPb())
+        .build();
+  }
+
+  TSHeartbeatResponsePB heartbeat(MasterServiceGrpc.MasterServiceBlockingStub master,
+      TabletReportPB report) {
+    TSHeartbeatRequestPB.Builder b = TSHeartbeatRequestPB.newBuilder()
+        .setRegistration(registration());
+    if (report != null) {
+      b.setTabletReport(report);
+    }
+    return master.tSHeartbeat(b.build());
+  }
+
+  /** Registers with an empty full report. */
+  TSHeartbeatResponsePB register(MasterServiceGrpc.MasterServiceBlockingStub master) {
+    return heartbeat(master, TabletReportPB.getDefaultInstance());
+  }
+
+  static TabletReportPB incremental(ReportedTabletPB... tablets) {
+    return TabletReportPB.newBuilder().setIsIncremental(true)
+        .addAllUpdatedTablets(List.of(tablets)).build();
+  }
+
+  static ReportedTabletPB leader(String tabletId, long term) {
+    return ReportedTabletPB.newBuilder().setTabletId(tabletId).setState(TabletStatePB.RUNNING)
+        .setRole(RaftRolePB.LEADER).setTerm(term).build();
+  }
+
+  static ReportedTabletPB follower(String tabletId, String leaderUuid, long term) {
+    return ReportedTabletPB.newBuilder().setTabletId(tabletId).setState(TabletStatePB.RUNNING)
+        .setRole(RaftRolePB.FOLLOWER).setLeaderUuid(leaderUuid).setTerm(term).build();
+  }
+
+  long createsOf(String tabletId) {
+    return creates.stream().filter(c -> c.getTabletId().equals(tabletId)).count();
+  }
+
+  boolean deleted(String tabletId) {
+    return deletes.stream().anyMatch(d -> d.getTabletId().equals(tabletId));
+  }
+
+  @Override
+  public void close() {
+    server.shutdownNow();
+  }
+
+  private final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
+    @Override
+    public void createTablet(CreateTabletRequestPB req,
+        StreamObserver<CreateTabletResponsePB> out) {
+      creates.add(req);
+      out.onNext(CreateTabletResponsePB.getDefaultInstance());
+      out.onCompleted();
+    }
+
+    @Override
+    public void deleteTablet(DeleteTabletRequestPB req,
+        StreamObserver<DeleteTabletResponsePB> out) {
+      deletes.add(req);
+      out.onNext(DeleteTabletResponsePB.getDefaultInstance());
+      out.onCompleted();
+    }
+  }
+}

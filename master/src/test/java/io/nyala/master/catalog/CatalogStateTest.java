@@ -1,0 +1,70 @@
+package io.nyala.master.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.nyala.common.proto.PartitionPB;
+import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
+import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class CatalogStateTest {
+  private static SysCatalogOpPB table(String id, String name) {
+    return SysCatalogOpPB.newBuilder().setPutTable(SysTableEntryPB.newBuilder()
+        .setTableId(id).setName(name)).build();
+  }
+
+  private static SysCatalogOpPB tablet(String id, String tableId, int start) {
+    PartitionPB.Builder p = PartitionPB.newBuilder()
+        .setPartitionKeyStart(ByteString.copyFrom(new byte[] {(byte) start}));
+    return SysCatalogOpPB.newBuilder().setPutTablet(SysTabletEntryPB.newBuilder()
+        .setTabletId(id).setTableId(tableId).setPartition(p)).build();
+  }
+
+  @Test
+  void tabletsAreOrderedByUnsignedPartitionKey() {
+    CatalogState s = new CatalogState();
+    s.apply(table("t", "a"));
+    s.apply(tablet("x", "t", 0x80));
+    s.apply(tablet("y", "t", 0x01));
+    s.apply(tablet("z", "t", 0xff));
+    assertThat(s.tabletsOf("t")).extracting(SysTabletEntryPB::getTabletId)
+        .containsExactly("y", "x", "z");
+  }
+
+  @Test
+  void deletingATableDropsItsTabletsAndLateTabletUpdatesAreIgnored() {
+    CatalogState s = new CatalogState();
+    s.apply(table("t", "a"));
+    s.apply(tablet("x", "t", 1));
+    s.apply(SysCatalogOpPB.newBuilder().setDeleteTableId("t").build());
+    assertThat(s.tableByName("a")).isNull();
+    assertThat(s.tablet("x")).isNull();
+    s.apply(tablet("x", "t", 1)); // e.g. a RUNNING update written before the delete applied
+    assertThat(s.tablets()).isEmpty();
+  }
+
+  @Test
+  void renamingKeepsOneNameAndSnapshotsRoundTrip() {
+    CatalogState s = new CatalogState();
+    s.apply(SysCatalogOpPB.newBuilder().setSetClusterId("c1").build());
+    s.apply(table("t", "old"));
+    s.apply(table("t", "new"));
+    s.apply(tablet("x", "t", 1));
+    s.apply(tablet("y", "t", 2));
+    s.apply(SysCatalogOpPB.newBuilder().setDeleteTabletId("y").build());
+    assertThat(s.tableByName("old")).isNull();
+    assertThat(s.tableByName("new").getTableId()).isEqualTo("t");
+
+    SysCatalogSnapshotPB snap = s.toSnapshot(3, 42);
+    assertThat(snap.getLastAppliedIndex()).isEqualTo(42);
+    CatalogState back = CatalogState.fromSnapshot(snap);
+    assertThat(back.clusterId()).isEqualTo("c1");
+    assertThat(back.tableByName("new")).isEqualTo(s.tableByName("new"));
+    assertThat(back.tabletsOf("t")).containsExactlyElementsOf(s.tabletsOf("t"));
+  }
+}

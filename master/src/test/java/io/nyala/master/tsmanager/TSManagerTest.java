@@ -1,0 +1,69 @@
+package io.nyala.master.tsmanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.proto.ServerRegistrationPB;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class TSManagerTest {
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final TSManager ts = new TSManager(now::get, 3000);
+
+  private static ServerRegistrationPB reg(String uuid, int port) {
+    return ServerRegistrationPB.newBuilder().setUuid(uuid).setName(uuid)
+        .setRpcAddress(new HostPort("127.0.0.1", port).toPb()).build();
+  }
+
+  private void advanceMs(long ms) {
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+  }
+
+  @Test
+  void livenessFollowsHeartbeatAge() {
+    TSDescriptor a = ts.heartbeat(reg("a", 1), 0);
+    ts.heartbeat(reg("b", 2), 0);
+    advanceMs(2000);
+    ts.heartbeat(reg("b", 2), 5);
+    advanceMs(1000);
+    assertThat(ts.isLive(a)).as("exactly at the timeout").isTrue();
+    advanceMs(1);
+    assertThat(ts.isLive(a)).isFalse();
+    assertThat(ts.live()).extracting(TSDescriptor::uuid).containsExactly("b");
+    assertThat(ts.millisSinceHeartbeat(a)).isEqualTo(3001);
+    assertThat(ts.get("b").numLiveTablets()).isEqualTo(5);
+
+    // Re-registering with a new address revives it and updates the registration.
+    TSDescriptor again = ts.heartbeat(reg("a", 9), 0);
+    assertThat(again).isSameAs(a);
+    assertThat(ts.isLive(a)).isTrue();
+    assertThat(a.rpcAddress().port()).isEqualTo(9);
+    assertThat(ts.all()).hasSize(2);
+  }
+
+  @Test
+  void newLeadershipRestartsClocksAndAsksForFullReports() {
+    TSDescriptor a = ts.heartbeat(reg("a", 1), 0);
+    assertThat(ts.needsFullReport(a)).isTrue();
+    ts.fullReportReceived(a);
+    assertThat(ts.needsFullReport(a)).isFalse();
+    advanceMs(10_000);
+    assertThat(ts.isLive(a)).isFalse();
+    ts.onBecomeLeader();
+    assertThat(ts.isLive(a)).as("silence before the election does not count").isTrue();
+    assertThat(ts.needsFullReport(a)).isTrue();
+  }
+
+  @Test
+  void rejectsRegistrationsWithoutIdentity() {
+    assertThatThrownBy(() -> ts.heartbeat(ServerRegistrationPB.getDefaultInstance(), 0))
+        .hasMessageContaining("uuid");
+    assertThatThrownBy(() -> ts.heartbeat(ServerRegistrationPB.newBuilder().setUuid("x")
+        .build(), 0)).hasMessageContaining("x").hasMessageContaining("RPC address");
+  }
+}
