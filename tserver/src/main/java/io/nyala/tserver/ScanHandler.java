@@ -1,0 +1,141 @@
+package io.nyala.tserver;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.proto.ColumnPredicatePB;
+import io.nyala.common.proto.tserver.NewScanRequestPB;
+import io.nyala.common.proto.tserver.ReadModePB;
+import io.nyala.common.proto.tserver.ScanRequestPB;
+import io.nyala.common.proto.tserver.ScanResponsePB;
+import io.nyala.common.row.ColumnPredicate;
+import io.nyala.common.row.RowBlock;
+import io.nyala.common.schema.Schema;
+import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.scan.Scanner;
+import io.nyala.tserver.scan.ScannerManager;
+import io.nyala.tserver.tablet.ScanPage;
+import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.TabletStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * The Scan RPC. The first call resolves projection and predicates, obtains the read point (a
+ * linearizable Raft read for READ_LATEST, or waits for the asked snapshot to be applied), pins it
+ * and opens a scanner; every page then reads that same snapshot.
+ */
+final class ScanHandler {
+  private static final long SNAPSHOT_WAIT_MS = 10_000;
+
+  private final TabletManager tablets;
+  private final Supplier<RaftServer> raft;
+  private final ScannerManager scanners;
+  private final int defaultBatchRows;
+  private final MetricRegistry.Counter rowsReturned;
+
+  ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
+      int defaultBatchRows, MetricRegistry metrics) {
+    this.tablets = tablets;
+    this.raft = raft;
+    this.scanners = scanners;
+    this.defaultBatchRows = defaultBatchRows;
+    this.rowsReturned = metrics.counter("scan_rows_returned_total", "Rows returned by scans");
+  }
+
+  CompletableFuture<ScanResponsePB> scan(ScanRequestPB req) {
+    if (req.hasNewScanRequest()) {
+      return openScan(req);
+    }
+    if (req.getScannerId().isEmpty()) {
+      throw NyalaException.invalidArgument("scan request has neither a scanner id nor a new scan");
+    }
+    Scanner s = scanners.get(req.getScannerId().toByteArray());
+    if (req.getCloseScanner()) {
+      scanners.close(s);
+      return CompletableFuture.completedFuture(ScanResponsePB.newBuilder()
+          .setSnapIndex(s.spec().snapshot()).build());
+    }
+    s.checkSeq(req.getCallSeqId());
+    return CompletableFuture.completedFuture(page(s, req));
+  }
+
+  private CompletableFuture<ScanResponsePB> openScan(ScanRequestPB req) {
+    NewScanRequestPB n = req.getNewScanRequest();
+    TabletReplica replica = tablets.get(n.getTabletId());
+    RaftServer server = raft.get();
+    replica.checkLeader(server);
+    TabletStateMachine sm = replica.stateMachine();
+    Schema schema = replica.schema();
+    List<ColumnPredicate> preds = new ArrayList<>(n.getPredicatesCount());
+    for (ColumnPredicatePB p : n.getPredicatesList()) {
+      preds.add(ColumnPredicate.fromPb(schema, p));
+    }
+    ScanSpec spec = ScanSpec.of(schema, n.getProjectedColumnsList(), preds,
+        n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
+    TabletStore store = sm.store();
+    CompletableFuture<Long> pinned;
+    if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT && n.getSnapIndex() > 0) {
+      long snap = n.getSnapIndex();
+      pinned = sm.whenApplied(snap)
+          .orTimeout(SNAPSHOT_WAIT_MS, TimeUnit.MILLISECONDS)
+          .exceptionally(t -> {
+            throw NyalaException.timedOut("tablet %s: snapshot index %d not applied within %d ms",
+                n.getTabletId(), snap, SNAPSHOT_WAIT_MS);
+          })
+          .thenApply(ignored -> {
+            store.pin(snap);
+            return snap;
+          });
+    } else if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT) {
+      pinned = CompletableFuture.completedFuture(store.pinLatest(sm.appliedIndex()));
+    } else {
+      pinned = RaftCalls.read(server, replica.groupId(), ByteString.EMPTY)
+          .thenApply(reply -> store.pinLatest(reply.asReadOnlyByteBuffer().getLong()));
+    }
+    return pinned.thenApply(snap -> {
+      Scanner s = scanners.register(n.getTabletId(), store, spec.atSnapshot(snap), n.getLimit());
+      try {
+        s.checkSeq(req.getCallSeqId());
+        return page(s, req);
+      } catch (RuntimeException e) {
+        scanners.close(s);
+        throw e;
+      }
+    });
+  }
+
+  private ScanResponsePB page(Scanner s, ScanRequestPB req) {
+    int batch = req.getBatchSizeRows() > 0 ? req.getBatchSizeRows() : defaultBatchRows;
+    ScanPage p;
+    try {
+      p = s.nextPage(batch);
+    } catch (RuntimeException e) {
+      scanners.close(s);
+      throw e;
+    }
+    Schema projection = s.spec().projection();
+    RowBlock block = new RowBlock(projection);
+    p.rows().forEach(block::add);
+    rowsReturned.add(p.rows().size());
+    ScanResponsePB.Builder b = ScanResponsePB.newBuilder()
+        .setData(block.toPb())
+        .setHasMoreResults(p.hasMore())
+        .setSnapIndex(s.spec().snapshot())
+        .setProjection(projection.toPb());
+    if (p.lastKey() != null) {
+      b.setLastPrimaryKey(com.google.protobuf.ByteString.copyFrom(p.lastKey()));
+    }
+    if (p.hasMore()) {
+      b.setScannerId(com.google.protobuf.ByteString.copyFrom(s.id()));
+    } else {
+      scanners.close(s);
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,42 @@
+package io.nyala.tserver;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.proto.PartitionPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
+import io.nyala.common.web.Html;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/** The tablet server's home page: identity, addresses and a table of its tablets. */
+final class StatusPage {
+  private StatusPage() {}
+
+  static String render(TabletServer ts) {
+    HostPort http = ts.httpAddress();
+    StringBuilder sb = new StringBuilder();
+    sb.append("<h1>").append(Html.escape(ts.name())).append("</h1>")
+        .append("<p>role: tablet server<br>uuid: ").append(Html.escape(ts.uuid()))
+        .append("<br>RPC: ").append(Html.escape(String.valueOf(ts.rpcAddress())))
+        .append("<br>Raft: ").append(Html.escape(String.valueOf(ts.raftAddress())))
+        .append("<br>HTTP: ").append(Html.escape(String.valueOf(http)))
+        .append("</p><h2>Tablets</h2>");
+    List<List<String>> rows = new ArrayList<>();
+    for (TabletReplica r : ts.tabletManager().replicas()) {
+      ListTabletsResponsePB.StatusPB s = r.status(ts.raftServer());
+      rows.add(List.of(s.getTabletId(), s.getTableName(), partition(s.getPartition()),
+          s.getState(), s.getRole().name(), s.getLeaderUuid(),
+          Long.toString(s.getLastAppliedIndex()), Long.toString(s.getEstimatedRows())));
+    }
+    sb.append(Html.table(List.of("tablet", "table", "partition", "state", "role", "leader",
+        "last applied", "rows"), rows));
+    return sb.toString();
+  }
+
+  private static String partition(PartitionPB p) {
+    HexFormat hex = HexFormat.of();
+    return "buckets " + p.getHashBucketsList() + ", ["
+        + hex.formatHex(p.getPartitionKeyStart().toByteArray()) + ", "
+        + hex.formatHex(p.getPartitionKeyEnd().toByteArray()) + ")";
+  }
+}

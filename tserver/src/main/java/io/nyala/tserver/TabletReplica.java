@@ -1,0 +1,163 @@
+package io.nyala.tserver;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.consensus.RaftPeers;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TabletStatePB;
+import io.nyala.common.proto.metadata.TabletMetadataPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
+import io.nyala.common.schema.Schema;
+import io.nyala.tserver.consensus.TabletStateMachine;
+import java.io.IOException;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * One tablet replica hosted here: its persisted metadata, schema and Raft group, and the state
+ * machine Ratis created for it (absent until Ratis opens the group).
+ */
+public final class TabletReplica {
+  private final TabletMetadataPB metadata;
+  private final Schema schema;
+  private final RaftGroupId groupId;
+  private final TabletStateMachine.Listener listener;
+  /** Set by Ratis (through the registry) when it opens the group. */
+  private volatile TabletStateMachine stateMachine;
+  /** Why the replica failed to open, or null. */
+  private volatile NyalaException failure;
+
+  TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener) {
+    this.metadata = metadata;
+    this.schema = Schema.fromPb(metadata.getSchema());
+    this.groupId = RaftIds.groupId(metadata.getTabletId());
+    this.listener = listener;
+  }
+
+  public String tabletId() {
+    return metadata.getTabletId();
+  }
+
+  public TabletMetadataPB metadata() {
+    return metadata;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  public RaftGroupId groupId() {
+    return groupId;
+  }
+
+  /** Called by the state machine registry: a fresh state machine per open of the group. */
+  TabletStateMachine newStateMachine() {
+    TabletStateMachine sm = new TabletStateMachine(tabletId(), schema, listener);
+    stateMachine = sm;
+    return sm;
+  }
+
+  void markFailed(NyalaException e) {
+    failure = e;
+  }
+
+  /** The state machine, or SERVICE_UNAVAILABLE while the replica is still opening. */
+  public TabletStateMachine stateMachine() {
+    TabletStateMachine sm = stateMachine;
+    if (sm == null || !sm.isInitialized()) {
+      throw NyalaException.unavailable("tablet %s is still bootstrapping", tabletId());
+    }
+    return sm;
+  }
+
+  /** The live state machine or null (pages and reports must not throw). */
+  TabletStateMachine stateMachineOrNull() {
+    return stateMachine;
+  }
+
+  public RaftServer.Division division(RaftServer server) {
+    try {
+      return server.getDivision(groupId);
+    } catch (IOException e) {
+      throw NyalaException.unavailable("tablet %s has no running Raft group here: %s",
+          tabletId(), e.getMessage());
+    }
+  }
+
+  /** Fails with NOT_LEADER (and the leader's uuid and RPC address if known) unless leader. */
+  public void checkLeader(RaftServer server) {
+    RaftServer.Division d = division(server);
+    DivisionInfo info = d.getInfo();
+    if (info.isLeader()) {
+      return;
+    }
+    RaftPeerId leader = info.getLeaderId();
+    RaftPeer peer = leader == null ? null : d.getRaftConf().getPeer(leader);
+    throw NyalaException.notLeader("tablet " + tabletId() + ": this replica is not the leader",
+        leader == null ? "" : leader.toString(), RaftPeers.rpcAddress(peer));
+  }
+
+  /** What the master hears about this replica. */
+  public ReportedTabletPB report(RaftServer server) {
+    ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder()
+        .setTabletId(tabletId())
+        .setSchemaVersion(schema.version());
+    if (failure != null) {
+      return b.setState(TabletStatePB.FAILED).setError(failure.toPb()).build();
+    }
+    RaftServer.Division d = divisionOrNull(server);
+    TabletStateMachine sm = stateMachine;
+    if (d == null || sm == null || !sm.isInitialized() || !d.getInfo().isAlive()) {
+      return b.setState(TabletStatePB.BOOTSTRAPPING).build();
+    }
+    DivisionInfo info = d.getInfo();
+    b.setState(TabletStatePB.RUNNING).setRole(role(info)).setTerm(info.getCurrentTerm());
+    if (info.getLeaderId() != null) {
+      b.setLeaderUuid(info.getLeaderId().toString());
+    }
+    for (RaftPeer p : d.getRaftConf().getCurrentPeers()) {
+      b.addConfigPeerUuids(p.getId().toString());
+    }
+    return b.build();
+  }
+
+  /** A line of ListTablets and the status page. */
+  public ListTabletsResponsePB.StatusPB status(RaftServer server) {
+    ReportedTabletPB r = report(server);
+    TabletStateMachine sm = stateMachine;
+    ListTabletsResponsePB.StatusPB.Builder b = ListTabletsResponsePB.StatusPB.newBuilder()
+        .setTabletId(tabletId())
+        .setTableId(metadata.getTableId())
+        .setTableName(metadata.getTableName())
+        .setPartition(metadata.getPartition())
+        .setState(r.getState().name())
+        .setRole(r.getRole())
+        .setTerm(r.getTerm())
+        .setLeaderUuid(r.getLeaderUuid());
+    if (sm != null) {
+      b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
+    }
+    return b.build();
+  }
+
+  private RaftServer.Division divisionOrNull(RaftServer server) {
+    try {
+      return server == null ? null : server.getDivision(groupId);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  static RaftRolePB role(DivisionInfo info) {
+    return switch (info.getCurrentRole()) {
+      case LEADER -> RaftRolePB.LEADER;
+      case FOLLOWER, CANDIDATE -> RaftRolePB.FOLLOWER;
+      case LISTENER -> RaftRolePB.LEARNER;
+      default -> RaftRolePB.UNKNOWN_ROLE;
+    };
+  }
+}

@@ -1,0 +1,109 @@
+package io.nyala.tserver;
+
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.CreateTabletResponsePB;
+import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
+import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
+import io.nyala.common.proto.tserver.ListTabletsRequestPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
+import io.nyala.common.proto.tserver.ScanRequestPB;
+import io.nyala.common.proto.tserver.ScanResponsePB;
+import io.nyala.common.proto.tserver.ScannerKeepAliveRequestPB;
+import io.nyala.common.proto.tserver.ScannerKeepAliveResponsePB;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
+import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
+import io.nyala.common.proto.tserver.WriteRequestPB;
+import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.rpc.Rpcs;
+import io.nyala.tserver.scan.ScannerManager;
+import java.util.function.Supplier;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The gRPC faces of the tablet server. Every handler goes through {@link Rpcs}, so any failure
+ * (bad input included) becomes the response's error field rather than a broken call.
+ */
+final class TabletServerServices {
+  private TabletServerServices() {}
+
+  /** Data path: Write, Scan, ScannerKeepAlive, ListTablets. */
+  static final class Data extends TabletServerServiceGrpc.TabletServerServiceImplBase {
+    private final TabletManager tablets;
+    private final Supplier<RaftServer> raft;
+    private final WriteHandler writes;
+    private final ScanHandler scans;
+    private final ScannerManager scanners;
+
+    Data(TabletManager tablets, Supplier<RaftServer> raft, WriteHandler writes,
+        ScanHandler scans, ScannerManager scanners) {
+      this.tablets = tablets;
+      this.raft = raft;
+      this.writes = writes;
+      this.scans = scans;
+      this.scanners = scanners;
+    }
+
+    @Override
+    public void write(WriteRequestPB req, StreamObserver<WriteResponsePB> out) {
+      Rpcs.respondAsync(out, () -> writes.write(req),
+          e -> WriteResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void scan(ScanRequestPB req, StreamObserver<ScanResponsePB> out) {
+      Rpcs.respondAsync(out, () -> scans.scan(req),
+          e -> ScanResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void scannerKeepAlive(ScannerKeepAliveRequestPB req,
+        StreamObserver<ScannerKeepAliveResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        scanners.get(req.getScannerId().toByteArray());
+        return ScannerKeepAliveResponsePB.getDefaultInstance();
+      }, e -> ScannerKeepAliveResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void listTablets(ListTabletsRequestPB req, StreamObserver<ListTabletsResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        ListTabletsResponsePB.Builder b = ListTabletsResponsePB.newBuilder();
+        for (TabletReplica r : tablets.replicas()) {
+          b.addTablets(r.status(raft.get()));
+        }
+        return b.build();
+      }, e -> ListTabletsResponsePB.newBuilder().setError(e).build());
+    }
+  }
+
+  /** Admin path, called by the master: CreateTablet, DeleteTablet. */
+  static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
+    private final TabletManager tablets;
+    private final ScannerManager scanners;
+
+    Admin(TabletManager tablets, ScannerManager scanners) {
+      this.tablets = tablets;
+      this.scanners = scanners;
+    }
+
+    @Override
+    public void createTablet(CreateTabletRequestPB req,
+        StreamObserver<CreateTabletResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        tablets.createTablet(req);
+        return CreateTabletResponsePB.getDefaultInstance();
+      }, e -> CreateTabletResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void deleteTablet(DeleteTabletRequestPB req,
+        StreamObserver<DeleteTabletResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        scanners.closeForTablet(req.getTabletId());
+        tablets.deleteTablet(req.getTabletId(), req.getReason());
+        return DeleteTabletResponsePB.getDefaultInstance();
+      }, e -> DeleteTabletResponsePB.newBuilder().setError(e).build());
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.nyala.tserver;
+
+import io.nyala.common.server.ServerOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The tablet server's flags, on top of those every server takes. None may change at run time:
+ * each is read once at start.
+ */
+@Command(name = "nyala-tserver", description = "Runs a Nyala tablet server.")
+public class TserverOptions extends ServerOptions {
+  @Option(names = "--help", usageHelp = true, description = "Show this help and exit.")
+  public boolean help;
+
+  @Option(names = "--heartbeat_interval_ms", defaultValue = "1000",
+      description = "Interval between heartbeats to the leader master (ms). Default: ${DEFAULT-VALUE}.")
+  public long heartbeatIntervalMs = 1000;
+
+  @Option(names = "--scanner_ttl_ms", defaultValue = "60000",
+      description = "A scanner idle this long (ms) is expired and its snapshot released. "
+          + "Default: ${DEFAULT-VALUE}.")
+  public long scannerTtlMs = 60000;
+
+  @Option(names = "--scanner_default_batch_rows", defaultValue = "1000",
+      description = "Rows per scan page when the request does not say. Default: ${DEFAULT-VALUE}.")
+  public int scannerDefaultBatchRows = 1000;
+
+  @Option(names = "--max_write_request_bytes", defaultValue = "6291456",
+      description = "Largest Write request accepted (bytes); clients split bigger batches. "
+          + "Default: ${DEFAULT-VALUE} (6 MiB).")
+  public long maxWriteRequestBytes = 6L << 20;
+
+  @Option(names = "--tablet_snapshot_threshold_entries", defaultValue = "100000",
+      description = "Ratis snapshots a tablet after this many log entries (auto trigger), so "
+          + "restarts replay at most that many. Default: ${DEFAULT-VALUE}.")
+  public long tabletSnapshotThresholdEntries = 100000;
+}

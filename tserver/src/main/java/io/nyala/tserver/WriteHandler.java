@@ -1,0 +1,91 @@
+package io.nyala.tserver;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.proto.metadata.PerRowResultPB;
+import io.nyala.common.proto.metadata.TabletOpPB;
+import io.nyala.common.proto.metadata.WriteOpPB;
+import io.nyala.common.proto.metadata.WriteResultPB;
+import io.nyala.common.proto.tserver.PerRowErrorPB;
+import io.nyala.common.proto.tserver.WriteRequestPB;
+import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.row.RowOperations;
+import io.nyala.common.schema.Schema;
+import io.nyala.tserver.tablet.RowMutator;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * The Write RPC: validates the request against the tablet (size, schema, row encoding) before
+ * anything is replicated, then submits one Raft entry under the client's id and sequence number
+ * so that Ratis' retry cache makes a retried write exactly-once.
+ */
+final class WriteHandler {
+  private final TabletManager tablets;
+  private final Supplier<RaftServer> raft;
+  private final long maxRequestBytes;
+  private final MetricRegistry.Counter rowsWritten;
+
+  WriteHandler(TabletManager tablets, Supplier<RaftServer> raft, long maxRequestBytes,
+      MetricRegistry metrics) {
+    this.tablets = tablets;
+    this.raft = raft;
+    this.maxRequestBytes = maxRequestBytes;
+    this.rowsWritten = metrics.counter("rows_written_total",
+        "Rows written successfully through Write RPCs served by this server as leader");
+  }
+
+  CompletableFuture<WriteResponsePB> write(WriteRequestPB req) {
+    int size = req.getSerializedSize();
+    if (size > maxRequestBytes) {
+      throw NyalaException.invalidArgument(
+          "write request of %d bytes exceeds the limit of %d bytes (--max_write_request_bytes);"
+              + " split the batch", size, maxRequestBytes);
+    }
+    TabletReplica replica = tablets.get(req.getTabletId());
+    RaftServer server = raft.get();
+    replica.checkLeader(server);
+    Schema writeSchema = Schema.fromPb(req.getSchema());
+    RowMutator.columnMap(replica.schema(), writeSchema);
+    int rows = RowOperations.decode(writeSchema, req.getRowOperations()).size();
+    ClientId clientId;
+    long callId;
+    if (req.getClientId().isEmpty()) {
+      clientId = ClientId.randomId();
+      callId = 0;
+    } else {
+      clientId = RaftIds.clientId(req.getClientId().toByteArray());
+      callId = req.getSeqNo();
+    }
+    TabletOpPB op = TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
+        .setSchema(req.getSchema()).setRowOperations(req.getRowOperations())).build();
+    ByteString payload = UnsafeByteOperations.unsafeWrap(op.toByteArray());
+    return RaftCalls.write(server, replica.groupId(), clientId, callId, payload)
+        .thenApply(reply -> toResponse(parse(reply), rows));
+  }
+
+  private static WriteResultPB parse(ByteString reply) {
+    try {
+      return WriteResultPB.parseFrom(reply.asReadOnlyByteBuffer());
+    } catch (InvalidProtocolBufferException e) {
+      throw NyalaException.corruption("unreadable write result: %s", e.getMessage());
+    }
+  }
+
+  private WriteResponsePB toResponse(WriteResultPB result, int rows) {
+    WriteResponsePB.Builder b = WriteResponsePB.newBuilder().setWriteIndex(result.getWriteIndex());
+    for (PerRowResultPB r : result.getPerRowErrorsList()) {
+      b.addPerRowErrors(PerRowErrorPB.newBuilder()
+          .setRowIndex(r.getRowIndex()).setError(r.getError()));
+    }
+    rowsWritten.add(rows - result.getPerRowErrorsCount());
+    return b.build();
+  }
+}

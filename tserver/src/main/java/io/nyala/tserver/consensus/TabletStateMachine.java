@@ -1,0 +1,235 @@
+package io.nyala.tserver.consensus;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.metadata.PerRowResultPB;
+import io.nyala.common.proto.metadata.TabletOpPB;
+import io.nyala.common.proto.metadata.WriteOpPB;
+import io.nyala.common.proto.metadata.WriteResultPB;
+import io.nyala.common.row.RowOperations;
+import io.nyala.common.schema.Schema;
+import io.nyala.tserver.tablet.MemTabletStore;
+import io.nyala.tserver.tablet.RowError;
+import io.nyala.tserver.tablet.TabletStore;
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One tablet replica's Ratis state machine. Each log entry is a {@link TabletOpPB}; applying a
+ * write tags its rows with the entry's index (the MVCC timestamp) and replies with a
+ * {@link WriteResultPB}. Snapshots are whole-store files named by Ratis' term_index convention;
+ * Ratis replays the log after the latest one.
+ */
+public final class TabletStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(TabletStateMachine.class);
+
+  /** What the state machine reports to its owner; called on Ratis threads, must not block. */
+  public interface Listener {
+    void leaderChanged(String tabletId);
+
+    void applied(String tabletId, int rows);
+  }
+
+  private final String tabletId;
+  private final Schema schema;
+  private final Listener listener;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  /** Replaced wholesale when a snapshot is loaded (initialize, reinitialize). */
+  private volatile TabletStore store;
+  private volatile boolean initialized;
+  /** Index → futures waiting for it to be applied; guarded by itself. */
+  private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
+
+  public TabletStateMachine(String tabletId, Schema schema, Listener listener) {
+    this.tabletId = tabletId;
+    this.schema = schema;
+    this.listener = listener;
+    this.store = new MemTabletStore(schema);
+  }
+
+  public TabletStore store() {
+    return store;
+  }
+
+  public boolean isInitialized() {
+    return initialized;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId gid, RaftStorage raftStorage)
+      throws IOException {
+    super.initialize(server, gid, raftStorage);
+    storage.init(raftStorage);
+    loadSnapshot(storage.getLatestSnapshot());
+    initialized = true;
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    loadSnapshot(storage.loadLatestSnapshot());
+  }
+
+  private void loadSnapshot(SingleFileSnapshotInfo snap) throws IOException {
+    if (snap == null) {
+      return;
+    }
+    TabletStore s = new MemTabletStore(schema);
+    s.loadSnapshot(snap.getFile().getPath());
+    store = s;
+    setLastAppliedTermIndex(snap.getTermIndex());
+    signalApplied(snap.getIndex());
+    LOG.info("tablet {}: loaded snapshot at {} ({} rows)", tabletId, snap.getTermIndex(),
+        s.liveRowCount());
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public SingleFileSnapshotInfo getLatestSnapshot() {
+    return storage.getLatestSnapshot();
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    // Runs on the apply thread, so the store holds exactly the entries up to lastApplied.
+    TermIndex last = getLastAppliedTermIndex();
+    if (last == null || last.getIndex() < 0) {
+      return -1;
+    }
+    File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    store.writeSnapshot(f.toPath());
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(f);
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(f.toPath(), md5), last));
+    LOG.info("tablet {}: wrote snapshot at {}", tabletId, last);
+    return last.getIndex();
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    long index = entry.getIndex();
+    try {
+      ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
+      TabletOpPB op = TabletOpPB.parseFrom(data);
+      if (!op.hasWrite()) {
+        throw NyalaException.corruption("tablet %s: entry %d holds no known operation",
+            tabletId, index);
+      }
+      WriteResultPB result = applyWrite(op.getWrite(), index);
+      return CompletableFuture.completedFuture(
+          Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
+    } catch (Exception e) {
+      // Deterministic (same bytes on every replica), so every replica fails the same way.
+      LOG.warn("tablet {}: entry {} not applied: {}", tabletId, index, e.getMessage());
+      return CompletableFuture.failedFuture(NyalaException.from(e));
+    } finally {
+      updateLastAppliedTermIndex(entry.getTerm(), index);
+    }
+  }
+
+  private WriteResultPB applyWrite(WriteOpPB w, long index) {
+    Schema ws = Schema.fromPb(w.getSchema());
+    List<RowOperations.Op> ops = RowOperations.decode(ws, w.getRowOperations());
+    List<RowError> errors = store.apply(ws, ops, index);
+    WriteResultPB.Builder b = WriteResultPB.newBuilder().setWriteIndex(index);
+    for (RowError e : errors) {
+      b.addPerRowErrors(PerRowResultPB.newBuilder()
+          .setRowIndex(e.rowIndex()).setError(e.error().toPb()));
+    }
+    listener.applied(tabletId, ops.size() - errors.size());
+    return b.build();
+  }
+
+  /** The read point of a linearizable read: the last applied index, 8 bytes big-endian. */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    ByteBuffer b = ByteBuffer.allocate(8).putLong(appliedIndex());
+    b.flip();
+    return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(b)));
+  }
+
+  public long appliedIndex() {
+    TermIndex ti = getLastAppliedTermIndex();
+    return ti == null ? 0 : Math.max(0, ti.getIndex());
+  }
+
+  /** Completes once the entry at {@code index} has been applied here. */
+  public CompletableFuture<Long> whenApplied(long index) {
+    synchronized (waiters) {
+      if (appliedIndex() >= index) {
+        return CompletableFuture.completedFuture(index);
+      }
+      CompletableFuture<Long> f = new CompletableFuture<>();
+      waiters.computeIfAbsent(index, k -> new ArrayList<>()).add(f);
+      return f;
+    }
+  }
+
+  private void signalApplied(long index) {
+    List<CompletableFuture<Long>> ready = new ArrayList<>();
+    synchronized (waiters) {
+      Map<Long, List<CompletableFuture<Long>>> head = waiters.headMap(index, true);
+      head.forEach((k, fs) -> ready.addAll(fs));
+      head.clear();
+    }
+    ready.forEach(f -> f.complete(index));
+  }
+
+  @Override
+  protected boolean updateLastAppliedTermIndex(long term, long index) {
+    boolean updated = super.updateLastAppliedTermIndex(term, index);
+    signalApplied(index);
+    return updated;
+  }
+
+  @Override
+  public void notifyTermIndexUpdated(long term, long index) {
+    // Configuration and leader no-op entries advance the applied index without a transaction.
+    super.notifyTermIndexUpdated(term, index);
+    signalApplied(index);
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeaderId) {
+    listener.leaderChanged(tabletId);
+  }
+
+  @Override
+  public void close() throws IOException {
+    super.close();
+    List<CompletableFuture<Long>> pending = new ArrayList<>();
+    synchronized (waiters) {
+      waiters.values().forEach(pending::addAll);
+      waiters.clear();
+    }
+    pending.forEach(f -> f.completeExceptionally(
+        NyalaException.unavailable("tablet %s is shutting down", tabletId)));
+  }
+}

@@ -1,0 +1,191 @@
+package io.nyala.tserver.heartbeat;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.log.LogContext;
+import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TSHeartbeatRequestPB;
+import io.nyala.common.proto.master.TSHeartbeatResponsePB;
+import io.nyala.common.proto.master.TabletReportPB;
+import io.nyala.common.rpc.Channels;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends {@code TSHeartbeat} to the leader master every interval, and at once when woken (leader
+ * change, tablet created or deleted). The first report after start, and any the master asks for,
+ * is full; the others carry only tablets whose report changed since the last one the master
+ * acknowledged, and the tablets removed since.
+ *
+ * <p>Runs on one thread of its own; {@link #wake} may be called from any thread.
+ */
+public final class Heartbeater implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Heartbeater.class);
+  private static final long WARN_EVERY_MS = 10_000;
+
+  private final String serverName;
+  private final List<HostPort> masters;
+  private final Channels channels;
+  private final long intervalMs;
+  private final Supplier<ServerRegistrationPB> registration;
+  private final Supplier<List<ReportedTabletPB>> reports;
+  private final Object wakeLock = new Object();
+  private boolean woken;
+  private volatile boolean stopped;
+  private Thread thread;
+
+  // Heartbeat thread only.
+  private HostPort leader;
+  private boolean needFull = true;
+  private long sequence;
+  private Map<String, ReportedTabletPB> acknowledged = new HashMap<>();
+  private long lastWarnMs;
+  private volatile long heartbeatsSent;
+
+  public Heartbeater(String serverName, List<HostPort> masters, Channels channels,
+      long intervalMs, Supplier<ServerRegistrationPB> registration,
+      Supplier<List<ReportedTabletPB>> reports) {
+    this.serverName = serverName;
+    this.masters = List.copyOf(masters);
+    this.channels = channels;
+    this.intervalMs = intervalMs;
+    this.registration = registration;
+    this.reports = reports;
+  }
+
+  public void start() {
+    thread = LogContext.threadFactory(serverName, "heartbeat").newThread(this::run);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Sends the next heartbeat now rather than at the end of the interval. */
+  public void wake() {
+    synchronized (wakeLock) {
+      woken = true;
+      wakeLock.notifyAll();
+    }
+  }
+
+  /** Successful heartbeats so far (for tests and pages). */
+  public long heartbeatsSent() {
+    return heartbeatsSent;
+  }
+
+  private void run() {
+    while (!stopped) {
+      try {
+        heartbeatOnce();
+      } catch (RuntimeException e) {
+        warnRateLimited("no master answered a heartbeat: " + e.getMessage());
+      }
+      synchronized (wakeLock) {
+        long deadline = System.currentTimeMillis() + intervalMs;
+        while (!woken && !stopped) {
+          long left = deadline - System.currentTimeMillis();
+          if (left <= 0) {
+            break;
+          }
+          try {
+            wakeLock.wait(left);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        woken = false;
+      }
+    }
+  }
+
+  private void heartbeatOnce() {
+    List<ReportedTabletPB> current = reports.get();
+    Map<String, ReportedTabletPB> now = new HashMap<>();
+    current.forEach(r -> now.put(r.getTabletId(), r));
+    TabletReportPB.Builder report = TabletReportPB.newBuilder()
+        .setIsIncremental(!needFull).setSequenceNumber(sequence++);
+    for (ReportedTabletPB r : current) {
+      if (needFull || !r.equals(acknowledged.get(r.getTabletId()))) {
+        report.addUpdatedTablets(r);
+      }
+    }
+    if (!needFull) {
+      for (String id : acknowledged.keySet()) {
+        if (!now.containsKey(id)) {
+          report.addRemovedTabletIds(id);
+        }
+      }
+    }
+    TSHeartbeatRequestPB req = TSHeartbeatRequestPB.newBuilder()
+        .setRegistration(registration.get()).setTabletReport(report)
+        .setNumLiveTablets(current.size()).build();
+    TSHeartbeatResponsePB resp = sendToLeader(req);
+    acknowledged = now;
+    needFull = resp.getNeedsFullTabletReport();
+    heartbeatsSent++;
+  }
+
+  /** Tries the known leader, then every master, following NOT_LEADER hints. */
+  private TSHeartbeatResponsePB sendToLeader(TSHeartbeatRequestPB req) {
+    List<HostPort> order = new ArrayList<>();
+    if (leader != null) {
+      order.add(leader);
+    }
+    order.addAll(masters);
+    NyalaException last = NyalaException.unavailable("no master addresses configured");
+    for (int i = 0; i < order.size() && i < masters.size() + 4; i++) {
+      HostPort m = order.get(i);
+      try {
+        TSHeartbeatResponsePB resp = MasterServiceGrpc.newBlockingStub(channels.get(m))
+            .withDeadlineAfter(Math.max(1000, intervalMs * 2), TimeUnit.MILLISECONDS)
+            .tSHeartbeat(req);
+        if (NyalaException.isError(resp.getError())) {
+          NyalaException e = NyalaException.fromPb(resp.getError());
+          if (e.leaderRpcAddress() != null && !order.contains(e.leaderRpcAddress())) {
+            order.add(i + 1, e.leaderRpcAddress());
+          }
+          last = e;
+          continue;
+        }
+        if (!m.equals(leader)) {
+          LOG.info("heartbeating to master {}", m);
+        }
+        leader = m;
+        return resp;
+      } catch (RuntimeException e) {
+        last = NyalaException.unavailable("master %s: %s", m, e.getMessage());
+      }
+    }
+    leader = null;
+    throw last;
+  }
+
+  private void warnRateLimited(String msg) {
+    long now = System.currentTimeMillis();
+    if (now - lastWarnMs >= WARN_EVERY_MS) {
+      lastWarnMs = now;
+      LOG.warn(msg);
+    }
+  }
+
+  @Override
+  public void close() {
+    stopped = true;
+    wake();
+    if (thread != null) {
+      thread.interrupt();
+      try {
+        thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

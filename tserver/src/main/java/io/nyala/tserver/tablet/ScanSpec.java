@@ -1,0 +1,41 @@
+package io.nyala.tserver.tablet;
+
+import io.nyala.common.row.ColumnPredicate;
+import io.nyala.common.schema.Schema;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a scan reads: projected columns (as positions in the tablet schema), predicates bound to
+ * the tablet schema, the encoded key range [start, stop) (empty = unbounded) and the snapshot.
+ */
+public record ScanSpec(Schema projection, int[] projectedIndexes,
+    List<ColumnPredicate> predicates, int[] predicateIndexes,
+    byte[] startKey, byte[] stopKey, long snapshot) {
+
+  /** Builds a spec, resolving names against {@code schema} (NOT_FOUND names a missing column). */
+  public static ScanSpec of(Schema schema, List<String> columns, List<ColumnPredicate> predicates,
+      byte[] startKey, byte[] stopKey, long snapshot) {
+    Schema projection = schema.project(columns);
+    int[] idx = new int[projection.columnCount()];
+    for (int i = 0; i < idx.length; i++) {
+      idx[i] = schema.columnIndex(projection.column(i).name());
+    }
+    List<ColumnPredicate> bound = new ArrayList<>(predicates.size());
+    int[] pidx = new int[predicates.size()];
+    for (int i = 0; i < pidx.length; i++) {
+      ColumnPredicate p = predicates.get(i);
+      pidx[i] = schema.columnIndex(p.column());
+      bound.add(p.bind(schema));
+    }
+    return new ScanSpec(projection, idx, List.copyOf(bound), pidx,
+        startKey == null ? new byte[0] : startKey, stopKey == null ? new byte[0] : stopKey,
+        snapshot);
+  }
+
+  /** The same spec at another snapshot. */
+  public ScanSpec atSnapshot(long newSnapshot) {
+    return new ScanSpec(projection, projectedIndexes, predicates, predicateIndexes,
+        startKey, stopKey, newSnapshot);
+  }
+}

@@ -1,0 +1,52 @@
+package io.nyala.tserver.tablet;
+
+import io.nyala.common.row.RowOperations;
+import io.nyala.common.schema.Schema;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A tablet's rows, versioned by the Raft index that wrote them. The seam between consensus and
+ * storage: today an in-memory store, later the block-based engine (DESIGN §7).
+ *
+ * <p>Threading: {@link #apply} is called by one thread at a time (the division's apply thread),
+ * in increasing index order; scans and pins may run concurrently from any thread.
+ */
+public interface TabletStore {
+  Schema schema();
+
+  /**
+   * Applies a batch of row operations written against {@code writeSchema} (a subset of the
+   * tablet's columns, same types) as of {@code raftIndex}. Returns the rows that failed; the
+   * others are applied. Deterministic: the same batch on the same state gives the same result.
+   */
+  List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex);
+
+  /** The Raft index of the last applied batch (or loaded snapshot). */
+  long lastAppliedIndex();
+
+  /** Pins the newest state, at least {@code atLeast}; returns the pinned snapshot index. */
+  long pinLatest(long atLeast);
+
+  /** Pins {@code snapshot}; INVALID_ARGUMENT if versions it needs were already dropped. */
+  void pin(long snapshot);
+
+  /** Releases a pin; versions only it needed become collectable. */
+  void unpin(long snapshot);
+
+  /** Reads up to {@code maxRows} rows after {@code resumeAfter} (exclusive; null = from the start). */
+  ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows);
+
+  /** Live rows at the newest state. */
+  long liveRowCount();
+
+  /** Drops row versions no pinned or future snapshot can see. */
+  void collectGarbage();
+
+  /** Writes every retained row version to {@code file} (created or replaced). */
+  void writeSnapshot(Path file) throws IOException;
+
+  /** Replaces this store's contents with a snapshot written by {@link #writeSnapshot}. */
+  void loadSnapshot(Path file) throws IOException;
+}

@@ -1,0 +1,77 @@
+package io.nyala.tserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TSHeartbeatRequestPB;
+import io.nyala.common.proto.master.TSHeartbeatResponsePB;
+import io.nyala.common.proto.master.TabletStatePB;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Heartbeats against a fake master that records what it is told. */
+@Timeout(60)
+class HeartbeatTest {
+  @TempDir Path dir;
+
+  /** A master that answers every heartbeat OK and keeps the requests. */
+  static final class FakeMaster extends MasterServiceGrpc.MasterServiceImplBase {
+    final List<TSHeartbeatRequestPB> heartbeats = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void tSHeartbeat(TSHeartbeatRequestPB req,
+        StreamObserver<TSHeartbeatResponsePB> out) {
+      heartbeats.add(req);
+      out.onNext(TSHeartbeatResponsePB.newBuilder().setLeaderMaster(true).build());
+      out.onCompleted();
+    }
+  }
+
+  @Test
+  void firstReportIsFullThenOnlyChangesAreSent() throws Exception {
+    FakeMaster master = new FakeMaster();
+    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(master).build().start();
+    TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());
+    o.masterAddresses = "127.0.0.1:" + grpc.getPort();
+    o.heartbeatIntervalMs = 200;
+    try (TserverFixture fx = new TserverFixture(); TabletServer ts = TserverFixture.start(o)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> !master.heartbeats.isEmpty());
+      TSHeartbeatRequestPB first = master.heartbeats.get(0);
+      assertThat(first.getTabletReport().getIsIncremental()).isFalse();
+      assertThat(first.getRegistration().getUuid()).isEqualTo(ts.uuid());
+
+      String tablet = RaftIds.newId();
+      fx.createTablet(tablet, List.of(ts));
+      TserverFixture.awaitLeader(tablet, List.of(ts));
+      await().atMost(Duration.ofSeconds(10)).until(() -> master.heartbeats.stream()
+          .flatMap(h -> h.getTabletReport().getUpdatedTabletsList().stream())
+          .anyMatch(r -> r.getTabletId().equals(tablet) && r.getState() == TabletStatePB.RUNNING
+              && r.getLeaderUuid().equals(ts.uuid())));
+      ReportedTabletPB reported = master.heartbeats.stream()
+          .flatMap(h -> h.getTabletReport().getUpdatedTabletsList().stream())
+          .filter(r -> r.getState() == TabletStatePB.RUNNING).findFirst().orElseThrow();
+      assertThat(reported.getConfigPeerUuidsList()).containsExactly(ts.uuid());
+      assertThat(master.heartbeats.get(master.heartbeats.size() - 1).getTabletReport()
+          .getIsIncremental()).isTrue();
+
+      ts.tabletManager().deleteTablet(tablet, "test");
+      await().atMost(Duration.ofSeconds(10)).until(() -> master.heartbeats.stream()
+          .anyMatch(h -> h.getTabletReport().getRemovedTabletIdsList().contains(tablet)));
+    } finally {
+      grpc.shutdownNow();
+    }
+  }
+}

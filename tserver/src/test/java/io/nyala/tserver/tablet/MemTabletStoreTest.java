@@ -1,0 +1,224 @@
+package io.nyala.tserver.tablet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import io.nyala.common.row.ColumnPredicate;
+import io.nyala.common.row.KeyEncoder;
+import io.nyala.common.row.RowOpType;
+import io.nyala.common.row.RowOperations.Op;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.PartialRow;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(30)
+class MemTabletStoreTest {
+  static final Schema SCHEMA = new Schema(List.of(
+      ColumnSchema.builder("id", Type.INT32).key(true).build(),
+      ColumnSchema.builder("v", Type.STRING).nullable(false).build(),
+      ColumnSchema.builder("n", Type.INT64).defaultValue(7L).build(),
+      ColumnSchema.builder("c", Type.STRING).build()));
+
+  private final MemTabletStore store = new MemTabletStore(SCHEMA);
+  private long index;
+
+  static Op op(RowOpType type, Object... kv) {
+    PartialRow r = SCHEMA.newPartialRow();
+    for (int i = 0; i < kv.length; i += 2) {
+      r.addObject((String) kv[i], kv[i + 1]);
+    }
+    return new Op(type, r);
+  }
+
+  private List<RowError> apply(Op... ops) {
+    return store.apply(SCHEMA, List.of(ops), ++index);
+  }
+
+  private List<Object[]> scanAll(long snapshot) {
+    ScanSpec spec = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snapshot);
+    return store.scan(spec, null, 1_000_000).rows();
+  }
+
+  private Object[] row(int id) {
+    for (Object[] r : scanAll(index)) {
+      if (r[0].equals(id)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void insertAppliesDefaultsAndRejectsDuplicates() {
+    assertThat(apply(op(RowOpType.INSERT, "id", 1, "v", "a"))).isEmpty();
+    assertThat(row(1)).containsExactly(1, "a", 7L, null);
+    List<RowError> errs = apply(op(RowOpType.INSERT, "id", 2, "v", "b"),
+        op(RowOpType.INSERT, "id", 1, "v", "x"));
+    assertThat(errs).hasSize(1);
+    assertThat(errs.get(0).rowIndex()).isEqualTo(1);
+    assertThat(errs.get(0).error().code()).isEqualTo(StatusCode.ALREADY_PRESENT);
+    assertThat(errs.get(0).error().detail()).isEqualTo("key (id=1) already present");
+    assertThat(row(1)[1]).isEqualTo("a");
+    assertThat(apply(op(RowOpType.INSERT_IGNORE, "id", 1, "v", "y"))).isEmpty();
+    assertThat(row(1)[1]).isEqualTo("a");
+    assertThat(store.liveRowCount()).isEqualTo(2);
+  }
+
+  @Test
+  void missingNonNullableAndKeyColumnsArePerRowErrors() {
+    List<RowError> errs = apply(op(RowOpType.INSERT, "id", 1), op(RowOpType.UPSERT, "v", "x"),
+        op(RowOpType.INSERT, "id", 3, "v", "ok"));
+    assertThat(errs).hasSize(2);
+    assertThat(errs.get(0).error().code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
+    assertThat(errs.get(0).error().detail()).isEqualTo("INSERT is missing non-nullable column 'v'");
+    assertThat(errs.get(1).error().detail()).isEqualTo("row is missing key column 'id'");
+    assertThat(scanAll(index)).hasSize(1);
+  }
+
+  @Test
+  void upsertInsertsOrUpdatesOnlySetColumns() {
+    apply(op(RowOpType.UPSERT, "id", 1, "v", "a", "c", "keep"));
+    apply(op(RowOpType.UPSERT, "id", 1, "n", 9L));
+    assertThat(row(1)).containsExactly(1, "a", 9L, "keep");
+  }
+
+  @Test
+  void updateAndDeleteNeedAnExistingRowUnlessIgnore() {
+    List<RowError> errs = apply(op(RowOpType.UPDATE, "id", 5, "v", "z"),
+        op(RowOpType.DELETE, "id", 5), op(RowOpType.UPDATE_IGNORE, "id", 5, "v", "z"),
+        op(RowOpType.DELETE_IGNORE, "id", 5));
+    assertThat(errs).extracting(e -> e.error().code())
+        .containsExactly(StatusCode.NOT_FOUND, StatusCode.NOT_FOUND);
+    assertThat(errs.get(0).error().detail()).isEqualTo("key (id=5) not found");
+    apply(op(RowOpType.INSERT, "id", 5, "v", "a"));
+    assertThat(apply(op(RowOpType.UPDATE, "id", 5, "c", "x"))).isEmpty();
+    assertThat(row(5)).containsExactly(5, "a", 7L, "x");
+    assertThat(apply(op(RowOpType.UPDATE_IGNORE, "id", 5, "v", "b"))).isEmpty();
+    assertThat(row(5)[1]).isEqualTo("b");
+    assertThat(apply(op(RowOpType.DELETE, "id", 5))).isEmpty();
+    assertThat(row(5)).isNull();
+    assertThat(apply(op(RowOpType.DELETE_IGNORE, "id", 5))).isEmpty();
+    assertThat(store.liveRowCount()).isZero();
+  }
+
+  @Test
+  void settingNonNullableColumnToNullIsRejected() {
+    Schema loose = new Schema(List.of(ColumnSchema.builder("id", Type.INT32).key(true).build(),
+        ColumnSchema.builder("v", Type.STRING).build()));
+    PartialRow r = loose.newPartialRow().addInt("id", 1).setNull("v");
+    List<RowError> errs = store.apply(loose, List.of(new Op(RowOpType.INSERT, r)), ++index);
+    assertThat(errs.get(0).error().detail()).contains("'v'").contains("not nullable");
+  }
+
+  @Test
+  void writeSchemaMustMatchTypesAndKeyness() {
+    Schema wrong = new Schema(List.of(ColumnSchema.builder("id", Type.INT64).key(true).build()));
+    assertThatThrownBy(() -> store.apply(wrong, List.of(), ++index))
+        .isInstanceOf(NyalaException.class)
+        .hasMessageContaining("column 'id' is of type INT32 in the tablet but INT64");
+  }
+
+  @Test
+  void scansReadAsOfTheirSnapshot() {
+    apply(op(RowOpType.INSERT, "id", 1, "v", "old"));
+    long before = index;
+    store.pin(before);
+    apply(op(RowOpType.UPDATE, "id", 1, "v", "new"), op(RowOpType.INSERT, "id", 2, "v", "b"));
+    apply(op(RowOpType.DELETE, "id", 1));
+    assertThat(scanAll(before)).hasSize(1);
+    assertThat(scanAll(before).get(0)[1]).isEqualTo("old");
+    assertThat(scanAll(index)).extracting(r -> r[0]).containsExactly(2);
+    store.collectGarbage();
+    assertThat(scanAll(before).get(0)[1]).isEqualTo("old");
+  }
+
+  @Test
+  void garbageCollectionKeepsOnlyWhatPinnedSnapshotsNeed() {
+    apply(op(RowOpType.INSERT, "id", 1, "v", "a"));
+    long pinned = store.pinLatest(0);
+    for (int i = 0; i < 5; i++) {
+      apply(op(RowOpType.UPDATE, "id", 1, "v", "v" + i));
+    }
+    store.collectGarbage();
+    // The pinned version plus every newer one.
+    assertThat(store.versionCount()).isEqualTo(6);
+    store.unpin(pinned);
+    store.collectGarbage();
+    assertThat(store.versionCount()).isEqualTo(1);
+    assertThatThrownBy(() -> store.pin(pinned))
+        .hasMessageContaining("older than the tablet's history horizon");
+    apply(op(RowOpType.DELETE, "id", 1));
+    apply(op(RowOpType.INSERT, "id", 2, "v", "x"));
+    store.collectGarbage();
+    assertThat(store.versionCount()).isEqualTo(1);
+  }
+
+  @Test
+  void predicatesProjectionAndKeyRange() {
+    for (int i = 0; i < 20; i++) {
+      apply(op(RowOpType.INSERT, "id", i, "v", "r" + i, "n", (long) (i % 3)));
+    }
+    ScanSpec spec = ScanSpec.of(SCHEMA, List.of("v", "id"),
+        List.of(ColumnPredicate.comparison("n", ColumnPredicate.Op.EQUAL, 0L)),
+        key(3), key(12), index);
+    List<Object[]> rows = store.scan(spec, null, 100).rows();
+    assertThat(rows).extracting(r -> r[1]).containsExactly(3, 6, 9);
+    assertThat(rows.get(0)).containsExactly("r3", 3);
+    assertThat(spec.projection().columns()).extracting(ColumnSchema::name).containsExactly("v", "id");
+    assertThatThrownBy(() -> ScanSpec.of(SCHEMA, List.of("nope"), List.of(), null, null, 1))
+        .hasMessageContaining("column 'nope' not found");
+  }
+
+  @Test
+  void pagesResumeAfterTheLastKey() {
+    for (int i = 0; i < 25; i++) {
+      apply(op(RowOpType.INSERT, "id", i, "v", "x"));
+    }
+    ScanSpec spec = ScanSpec.of(SCHEMA, List.of("id"), List.of(), null, null, index);
+    List<Object> seen = new ArrayList<>();
+    byte[] after = null;
+    ScanPage p;
+    do {
+      p = store.scan(spec, after, 10);
+      p.rows().forEach(r -> seen.add(r[0]));
+      after = p.lastKey();
+    } while (p.hasMore());
+    assertThat(seen).hasSize(25).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void snapshotRoundTripKeepsAllVersions(@TempDir Path dir) throws Exception {
+    apply(op(RowOpType.INSERT, "id", 1, "v", "a"));
+    long old = store.pinLatest(0);
+    apply(op(RowOpType.UPDATE, "id", 1, "v", "b"), op(RowOpType.INSERT, "id", 2, "v", "c"));
+    apply(op(RowOpType.DELETE, "id", 2));
+    Path f = dir.resolve("snap");
+    store.writeSnapshot(f);
+    MemTabletStore copy = new MemTabletStore(SCHEMA);
+    copy.loadSnapshot(f);
+    assertThat(copy.lastAppliedIndex()).isEqualTo(index);
+    assertThat(copy.liveRowCount()).isEqualTo(1);
+    ScanSpec at = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, old);
+    assertThat(copy.scan(at, null, 10).rows().get(0)[1]).isEqualTo("a");
+    assertThat(copy.scan(at.atSnapshot(index), null, 10).rows())
+        .singleElement().satisfies(r -> assertThat(r[1]).isEqualTo("b"));
+    byte[] bytes = java.nio.file.Files.readAllBytes(f);
+    bytes[bytes.length / 2] ^= 1;
+    java.nio.file.Files.write(f, bytes);
+    assertThatThrownBy(() -> new MemTabletStore(SCHEMA).loadSnapshot(f))
+        .hasMessageContaining("CRC mismatch");
+  }
+
+  private static byte[] key(int id) {
+    return KeyEncoder.encode(SCHEMA.keyColumns(), new Object[] {id});
+  }
+}
