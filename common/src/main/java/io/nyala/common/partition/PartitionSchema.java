@@ -120,7 +120,7 @@ public final class PartitionSchema {
     return h;
   }
 
-  /** Every tablet's partition, in partition key order. */
+  /** Every tablet's partition, in partition key order; the first starts and the last ends open. */
   public List<PartitionPB> createPartitions() {
     List<PartitionPB> out = new ArrayList<>();
     int n = numTablets();
@@ -131,7 +131,10 @@ public final class PartitionSchema {
       for (int x : tuple) {
         b.addHashBuckets(x);
       }
-      b.setPartitionKeyStart(com.google.protobuf.ByteString.copyFrom(encodeTuple(tuple)));
+      // The first tablet starts at the empty key so that the tablets tile the whole key space.
+      if (t > 0) {
+        b.setPartitionKeyStart(com.google.protobuf.ByteString.copyFrom(encodeTuple(tuple)));
+      }
       int[] next = tuple.clone();
       boolean overflow = increment(next);
       if (!overflow) {

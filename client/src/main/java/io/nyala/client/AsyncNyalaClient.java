@@ -1,0 +1,434 @@
+package io.nyala.client;
+
+import com.google.protobuf.ByteString;
+import io.nyala.client.locations.TableLocations;
+import io.nyala.client.locations.TabletCaller;
+import io.nyala.client.master.MasterProxy;
+import io.nyala.client.rpc.Backoff;
+import io.nyala.client.rpc.Deadline;
+import io.nyala.client.rpc.Transport;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import io.nyala.common.partition.PartitionSchema;
+import io.nyala.common.proto.master.CreateTableRequestPB;
+import io.nyala.common.proto.master.CreateTableResponsePB;
+import io.nyala.common.proto.master.DeleteTableRequestPB;
+import io.nyala.common.proto.master.DeleteTableResponsePB;
+import io.nyala.common.proto.master.GetTableLocationsRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.common.proto.master.GetTableSchemaRequestPB;
+import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
+import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
+import io.nyala.common.proto.master.ListTablesRequestPB;
+import io.nyala.common.proto.master.ListTablesResponsePB;
+import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
+import io.nyala.common.proto.master.TableIdentifierPB;
+import io.nyala.common.schema.Schema;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The asynchronous Nyala client: every call returns a {@link CompletableFuture} that fails with a
+ * {@link NyalaException}. Thread-safe; make one per application and share it. Close it to release
+ * its channels (open sessions are flushed first).
+ *
+ * <p>It keeps one channel per server, the leader master it last found, and a cache of each
+ * table's tablet locations, so steady-state writes and scans go straight to tablet leaders.
+ */
+public final class AsyncNyalaClient implements AutoCloseable {
+  /** Default master RPC port, used for addresses given without one. */
+  public static final int DEFAULT_MASTER_PORT = 7051;
+  /** How many tablets one location lookup asks for, so a scan needs few lookups. */
+  static final int LOCATIONS_PER_LOOKUP = 20;
+
+  private final List<HostPort> masterAddresses;
+  private final long operationTimeoutMs;
+  private final long adminOperationTimeoutMs;
+  private final int maxWriteRequestBytes;
+  private final Transport transport = new Transport();
+  private final Backoff backoff = Backoff.DEFAULT;
+  private final MasterProxy master;
+  private final TabletCaller tabletCaller;
+  private final Batcher batcher;
+  private final ConcurrentHashMap<String, TableLocations> locationsByTableId =
+      new ConcurrentHashMap<>();
+  private final Set<NyalaSession> openSessions = ConcurrentHashMap.newKeySet();
+  private final ByteString clientId;
+  private final AtomicLong nextSeqNo = new AtomicLong(1);
+
+  private AsyncNyalaClient(Builder b) {
+    this.masterAddresses = List.copyOf(b.masters);
+    this.operationTimeoutMs = b.operationTimeoutMs;
+    this.adminOperationTimeoutMs = b.adminOperationTimeoutMs;
+    this.maxWriteRequestBytes = b.maxWriteRequestBytes;
+    this.master = new MasterProxy(masterAddresses, transport, backoff);
+    this.tabletCaller = new TabletCaller(transport, backoff);
+    this.batcher = new Batcher(this);
+    byte[] id = new byte[16];
+    new SecureRandom().nextBytes(id);
+    this.clientId = ByteString.copyFrom(id);
+  }
+
+  /**
+   * Starts a builder from a comma-separated list of master addresses.
+   *
+   * @param masterAddresses e.g. {@code "m1:7051,m2:7051,m3:7051"}; a missing port is 7051
+   * @return the builder
+   */
+  public static Builder builder(String masterAddresses) {
+    return new Builder(List.of(masterAddresses.split(",")));
+  }
+
+  // ---- DDL -------------------------------------------------------------------------------
+
+  /**
+   * Creates a table and waits, within the admin timeout, until the master says all its tablets
+   * are created.
+   *
+   * @param name the table's name
+   * @param schema its columns, key columns first
+   * @param options partitioning and replication
+   * @return the open table; fails with ALREADY_PRESENT if the name is taken, INVALID_ARGUMENT
+   *     for a bad schema or partitioning, TIMED_OUT if creation did not finish in time
+   */
+  public CompletableFuture<NyalaTable> createTable(String name, Schema schema,
+      CreateTableOptions options) {
+    PartitionSchema ps;
+    try {
+      checkTableName(name);
+      if (schema.keyColumnCount() == 0) {
+        throw NyalaException.invalidArgument("table '%s': schema has no primary key column", name);
+      }
+      ps = options.partitionSchema(schema);
+    } catch (NyalaException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Deadline d = Deadline.after(adminOperationTimeoutMs);
+    CreateTableRequestPB req = CreateTableRequestPB.newBuilder().setName(name)
+        .setSchema(schema.toPb()).setPartitionSchema(ps.toPb())
+        .setNumReplicas(options.getNumReplicas()).build();
+    return master.call("CreateTable '" + name + "'", req, MasterServiceStub::createTable,
+            CreateTableResponsePB::getError, d)
+        .thenCompose(resp -> waitForCreation(name, resp.getTableId(), d, 0))
+        .thenCompose(id -> getTableSchema(TableIdentifierPB.newBuilder().setTableId(id).build(),
+            name, d));
+  }
+
+  private CompletableFuture<String> waitForCreation(String name, String id, Deadline d,
+      int attempt) {
+    IsCreateTableDoneRequestPB req = IsCreateTableDoneRequestPB.newBuilder()
+        .setTable(TableIdentifierPB.newBuilder().setTableId(id)).build();
+    return master.call("IsCreateTableDone '" + name + "'", req,
+            MasterServiceStub::isCreateTableDone, IsCreateTableDoneResponsePB::getError, d)
+        .thenCompose(resp -> {
+          if (resp.getDone()) {
+            return CompletableFuture.completedFuture(id);
+          }
+          if (d.expired()) {
+            throw NyalaException.timedOut("table '%s' was not created within %d ms", name,
+                d.timeoutMillis());
+          }
+          long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
+          return transport.delay(delay).thenCompose(v -> waitForCreation(name, id, d, attempt + 1));
+        });
+  }
+
+  /**
+   * Opens a table: fetches its schema and partitioning.
+   *
+   * @param name the table's name
+   * @return the table; fails with NOT_FOUND if there is no such table
+   */
+  public CompletableFuture<NyalaTable> openTable(String name) {
+    return getTableSchema(TableIdentifierPB.newBuilder().setTableName(name).build(), name,
+        Deadline.after(adminOperationTimeoutMs));
+  }
+
+  private CompletableFuture<NyalaTable> getTableSchema(TableIdentifierPB id, String name,
+      Deadline d) {
+    GetTableSchemaRequestPB req = GetTableSchemaRequestPB.newBuilder().setTable(id).build();
+    return master.call("GetTableSchema '" + name + "'", req, MasterServiceStub::getTableSchema,
+        GetTableSchemaResponsePB::getError, d).thenApply(resp -> {
+          Schema schema = Schema.fromPb(resp.getSchema());
+          PartitionSchema ps = PartitionSchema.fromPb(resp.getPartitionSchema(), schema);
+          return new NyalaTable(this, resp.getTableId(), resp.getTableName(), schema, ps,
+              resp.getNumReplicas());
+        });
+  }
+
+  /**
+   * Deletes a table and its data.
+   *
+   * @param name the table's name
+   * @return completes when the master has deleted it; fails with NOT_FOUND if absent
+   */
+  public CompletableFuture<Void> deleteTable(String name) {
+    DeleteTableRequestPB req = DeleteTableRequestPB.newBuilder()
+        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
+    return master.call("DeleteTable '" + name + "'", req, MasterServiceStub::deleteTable,
+        DeleteTableResponsePB::getError, Deadline.after(adminOperationTimeoutMs)).thenApply(r -> {
+          locationsByTableId.values().removeIf(l -> l.tableName().equals(name));
+          return null;
+        });
+  }
+
+  /**
+   * Lists every table's name.
+   *
+   * @return the names, in the master's order
+   */
+  public CompletableFuture<List<String>> listTables() {
+    return listTables("");
+  }
+
+  /**
+   * Lists the names of tables whose name contains a string.
+   *
+   * @param nameFilter the substring; empty for all tables
+   * @return the names
+   */
+  public CompletableFuture<List<String>> listTables(String nameFilter) {
+    return listTableInfos(nameFilter).thenApply(infos -> infos.stream().map(TableInfo::name)
+        .toList());
+  }
+
+  /**
+   * Lists tables with their ids and sizes.
+   *
+   * @param nameFilter a substring of the names wanted; empty for all tables
+   * @return one entry per table
+   */
+  public CompletableFuture<List<TableInfo>> listTableInfos(String nameFilter) {
+    ListTablesRequestPB req = ListTablesRequestPB.newBuilder().setNameFilter(nameFilter).build();
+    return master.call("ListTables", req, MasterServiceStub::listTables,
+        ListTablesResponsePB::getError, Deadline.after(adminOperationTimeoutMs)).thenApply(r -> {
+          List<TableInfo> out = new ArrayList<>(r.getTablesCount());
+          for (ListTablesResponsePB.TableInfo t : r.getTablesList()) {
+            out.add(new TableInfo(t.getId(), t.getName(), t.getNumTablets(), t.getNumReplicas()));
+          }
+          return out;
+        });
+  }
+
+  /**
+   * Whether a table exists.
+   *
+   * @param name the table's name
+   * @return true if the master knows it
+   */
+  public CompletableFuture<Boolean> tableExists(String name) {
+    return openTable(name).handle((t, err) -> {
+      if (err == null) {
+        return true;
+      }
+      NyalaException e = NyalaException.from(err);
+      if (e.code() == StatusCode.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    });
+  }
+
+  // ---- sessions and scanners --------------------------------------------------------------
+
+  /**
+   * A new session for writing rows, in AUTO_FLUSH_SYNC mode.
+   *
+   * @return the session; close it when done
+   */
+  public NyalaSession newSession() {
+    if (transport.isClosed()) {
+      throw NyalaException.illegalState("client is closed");
+    }
+    NyalaSession s = new NyalaSession(this);
+    openSessions.add(s);
+    return s;
+  }
+
+  /**
+   * A builder for a scanner over a table.
+   *
+   * @param table the table
+   * @return the builder
+   */
+  public ScannerBuilder newScannerBuilder(NyalaTable table) {
+    return new ScannerBuilder(table);
+  }
+
+  // ---- accessors ----------------------------------------------------------------------------
+
+  /** @return the configured master addresses */
+  public List<HostPort> getMasterAddresses() {
+    return masterAddresses;
+  }
+
+  /** @return the timeout of writes and scan calls, in milliseconds */
+  public long getDefaultOperationTimeoutMs() {
+    return operationTimeoutMs;
+  }
+
+  /** @return the timeout of DDL and other master calls, in milliseconds */
+  public long getDefaultAdminOperationTimeoutMs() {
+    return adminOperationTimeoutMs;
+  }
+
+  /** @return the cap on the encoded row bytes of one write request */
+  public int getMaxWriteRequestBytes() {
+    return maxWriteRequestBytes;
+  }
+
+  /** @return this client's 16-byte id, which with a sequence number makes writes exactly-once */
+  public byte[] getClientId() {
+    return clientId.toByteArray();
+  }
+
+  ByteString clientIdBytes() {
+    return clientId;
+  }
+
+  long nextSeqNo() {
+    return nextSeqNo.getAndIncrement();
+  }
+
+  Transport transport() {
+    return transport;
+  }
+
+  TabletCaller tabletCaller() {
+    return tabletCaller;
+  }
+
+  Batcher batcher() {
+    return batcher;
+  }
+
+  void sessionClosed(NyalaSession s) {
+    openSessions.remove(s);
+  }
+
+  /**
+   * The location cache of a table.
+   *
+   * @param table the table
+   * @return its cache, made on first use
+   */
+  TableLocations locations(NyalaTable table) {
+    return locationsByTableId.computeIfAbsent(table.getTableId(), id -> new TableLocations(
+        table.getName(), (key, d) -> fetchLocations(id, table.getName(), key, d),
+        System::nanoTime));
+  }
+
+  private CompletableFuture<GetTableLocationsResponsePB> fetchLocations(String tableId,
+      String name, byte[] start, Deadline d) {
+    GetTableLocationsRequestPB req = GetTableLocationsRequestPB.newBuilder()
+        .setTable(TableIdentifierPB.newBuilder().setTableId(tableId).setTableName(name))
+        .setPartitionKeyStart(ByteString.copyFrom(start))
+        .setMaxReturnedLocations(LOCATIONS_PER_LOOKUP)
+        .setInternTsInfosInResponse(true).build();
+    return master.call("GetTableLocations of table '" + name + "'", req,
+        MasterServiceStub::getTableLocations, GetTableLocationsResponsePB::getError, d);
+  }
+
+  private static void checkTableName(String name) {
+    if (name == null || name.isBlank()) {
+      throw NyalaException.invalidArgument("table name must not be empty");
+    }
+  }
+
+  /**
+   * Flushes open sessions (best effort, within the operation timeout), then closes every
+   * channel. Calls still in flight fail. Idempotent.
+   */
+  @Override
+  public void close() {
+    for (NyalaSession s : List.copyOf(openSessions)) {
+      try {
+        s.close();
+      } catch (NyalaException e) {
+        // A failed final flush must not keep the channels open; its rows were reported to the
+        // session's own callers or pending errors.
+      }
+    }
+    transport.close();
+  }
+
+  /** Configures and builds an {@link AsyncNyalaClient}. */
+  public static final class Builder {
+    private final List<HostPort> masters;
+    private long operationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
+    private long adminOperationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
+    private int maxWriteRequestBytes = 4 << 20;
+
+    /**
+     * A builder over the given masters.
+     *
+     * @param masterAddresses {@code host:port} of each master (port defaults to 7051)
+     */
+    public Builder(List<String> masterAddresses) {
+      List<HostPort> hps = new ArrayList<>();
+      for (String a : masterAddresses) {
+        if (!a.isBlank()) {
+          hps.add(HostPort.parse(a, DEFAULT_MASTER_PORT));
+        }
+      }
+      if (hps.isEmpty()) {
+        throw NyalaException.invalidArgument("no master addresses given");
+      }
+      this.masters = hps;
+    }
+
+    /**
+     * Sets the time allowed for each write flush and each scan call, retries included.
+     *
+     * @param ms milliseconds, positive (default 30 000)
+     * @return this
+     */
+    public Builder defaultOperationTimeoutMs(long ms) {
+      this.operationTimeoutMs = positive("operation timeout", ms);
+      return this;
+    }
+
+    /**
+     * Sets the time allowed for DDL and other master calls, retries included.
+     *
+     * @param ms milliseconds, positive (default 30 000)
+     * @return this
+     */
+    public Builder defaultAdminOperationTimeoutMs(long ms) {
+      this.adminOperationTimeoutMs = positive("admin operation timeout", ms);
+      return this;
+    }
+
+    /**
+     * Sets the cap on the encoded row bytes of one write request; larger batches are split.
+     * Keep it well under the servers' Raft entry limit (about 8 MiB).
+     *
+     * @param bytes the cap, positive (default 4 MiB)
+     * @return this
+     */
+    public Builder maxWriteRequestBytes(int bytes) {
+      this.maxWriteRequestBytes = (int) positive("write request limit", bytes);
+      return this;
+    }
+
+    private static long positive(String what, long v) {
+      if (v <= 0) {
+        throw NyalaException.invalidArgument("%s must be positive, got %d", what, v);
+      }
+      return v;
+    }
+
+    /** @return a new client */
+    public AsyncNyalaClient build() {
+      return new AsyncNyalaClient(this);
+    }
+  }
+}

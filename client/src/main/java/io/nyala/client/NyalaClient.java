@@ -1,0 +1,167 @@
+package io.nyala.client;
+
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.schema.Schema;
+import java.util.List;
+
+/**
+ * The blocking Nyala client: each call waits for its {@link AsyncNyalaClient} counterpart and
+ * throws its failure as a {@link NyalaException}. Thread-safe; make one per application and
+ * close it when done.
+ */
+public final class NyalaClient implements AutoCloseable {
+  private final AsyncNyalaClient async;
+
+  private NyalaClient(AsyncNyalaClient async) {
+    this.async = async;
+  }
+
+  /**
+   * Starts a builder from a comma-separated list of master addresses.
+   *
+   * @param masterAddresses e.g. {@code "m1:7051,m2:7051,m3:7051"}; a missing port is 7051
+   * @return the builder
+   */
+  public static Builder builder(String masterAddresses) {
+    return new Builder(List.of(masterAddresses.split(",")));
+  }
+
+  /**
+   * Creates a table and waits until its tablets exist.
+   *
+   * @param name the table's name
+   * @param schema its columns, key columns first
+   * @param options partitioning and replication
+   * @return the open table
+   * @throws NyalaException ALREADY_PRESENT, INVALID_ARGUMENT (naming the column), TIMED_OUT
+   */
+  public NyalaTable createTable(String name, Schema schema, CreateTableOptions options) {
+    return Sync.join(async.createTable(name, schema, options));
+  }
+
+  /**
+   * Opens a table.
+   *
+   * @param name the table's name
+   * @return the table
+   * @throws NyalaException NOT_FOUND if there is no such table
+   */
+  public NyalaTable openTable(String name) {
+    return Sync.join(async.openTable(name));
+  }
+
+  /**
+   * Deletes a table and its data.
+   *
+   * @param name the table's name
+   * @throws NyalaException NOT_FOUND if there is no such table
+   */
+  public void deleteTable(String name) {
+    Sync.join(async.deleteTable(name));
+  }
+
+  /** @return every table's name */
+  public List<String> listTables() {
+    return Sync.join(async.listTables());
+  }
+
+  /**
+   * @param nameFilter a substring of the names wanted; empty for all
+   * @return the matching tables' names
+   */
+  public List<String> listTables(String nameFilter) {
+    return Sync.join(async.listTables(nameFilter));
+  }
+
+  /**
+   * @param nameFilter a substring of the names wanted; empty for all
+   * @return the matching tables with ids and sizes
+   */
+  public List<TableInfo> listTableInfos(String nameFilter) {
+    return Sync.join(async.listTableInfos(nameFilter));
+  }
+
+  /**
+   * @param name a table name
+   * @return whether the table exists
+   */
+  public boolean tableExists(String name) {
+    return Sync.join(async.tableExists(name));
+  }
+
+  /** @return a new session in AUTO_FLUSH_SYNC mode */
+  public NyalaSession newSession() {
+    return async.newSession();
+  }
+
+  /**
+   * @param table the table to scan
+   * @return a scanner builder
+   */
+  public ScannerBuilder newScannerBuilder(NyalaTable table) {
+    return async.newScannerBuilder(table);
+  }
+
+  /** @return the asynchronous client underneath */
+  public AsyncNyalaClient getAsyncClient() {
+    return async;
+  }
+
+  /** @return the configured master addresses */
+  public List<HostPort> getMasterAddresses() {
+    return async.getMasterAddresses();
+  }
+
+  /** Flushes open sessions and closes every channel. Idempotent. */
+  @Override
+  public void close() {
+    async.close();
+  }
+
+  /** Configures and builds a {@link NyalaClient}. */
+  public static final class Builder {
+    private final AsyncNyalaClient.Builder inner;
+
+    /**
+     * A builder over the given masters.
+     *
+     * @param masterAddresses {@code host:port} of each master (port defaults to 7051)
+     */
+    public Builder(List<String> masterAddresses) {
+      this.inner = new AsyncNyalaClient.Builder(masterAddresses);
+    }
+
+    /**
+     * @param ms time allowed for each write flush and scan call (default 30 000)
+     * @return this
+     */
+    public Builder defaultOperationTimeoutMs(long ms) {
+      inner.defaultOperationTimeoutMs(ms);
+      return this;
+    }
+
+    /**
+     * @param ms time allowed for DDL and other master calls (default 30 000)
+     * @return this
+     */
+    public Builder defaultAdminOperationTimeoutMs(long ms) {
+      inner.defaultAdminOperationTimeoutMs(ms);
+      return this;
+    }
+
+    /**
+     * @param bytes cap on one write request's encoded rows (default 4 MiB)
+     * @return this
+     */
+    public Builder maxWriteRequestBytes(int bytes) {
+      inner.maxWriteRequestBytes(bytes);
+      return this;
+    }
+
+    /** @return a new client */
+    public NyalaClient build() {
+      return new NyalaClient(inner.build());
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The Nyala Java client: {@link io.nyala.client.NyalaClient} (blocking) over
+ * {@link io.nyala.client.AsyncNyalaClient} (futures). Tables are created and opened through a
+ * client; rows are written with {@link io.nyala.client.Operation}s applied to a
+ * {@link io.nyala.client.NyalaSession}, and read with a {@link io.nyala.client.NyalaScanner}.
+ *
+ * <pre>{@code
+ * try (NyalaClient client = NyalaClient.builder("127.0.0.1:7051").build()) {
+ *   Schema schema = new Schema(List.of(
+ *       ColumnSchema.builder("host", Type.STRING).key(true).build(),
+ *       ColumnSchema.builder("ts", Type.UNIXTIME_MICROS).key(true).build(),
+ *       ColumnSchema.builder("value", Type.DOUBLE).build()));
+ *   NyalaTable table = client.createTable("metrics", schema, new CreateTableOptions()
+ *       .addHashPartitions(List.of("host"), 4).setNumReplicas(3));
+ *   try (NyalaSession session = client.newSession()) {
+ *     Operation insert = table.newInsert();
+ *     insert.getRow().addString("host", "a").addTimestampMicros("ts", 1L).addDouble("value", 0.5);
+ *     session.apply(insert);
+ *   }
+ *   try (NyalaScanner scanner = table.newScannerBuilder().build()) {
+ *     for (RowResult row : scanner) {
+ *       System.out.println(row.getString("host") + " " + row.getDouble("value"));
+ *     }
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>This package holds the user-facing API and the write and scan paths; the transport, master
+ * leader discovery and the tablet location cache live in its subpackages and are not API.
+ */
+package io.nyala.client;

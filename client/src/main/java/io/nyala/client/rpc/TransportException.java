@@ -1,0 +1,86 @@
+package io.nyala.client.rpc;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+
+/**
+ * A call that got no answer from the server's service: unreachable, cut off by its deadline,
+ * cancelled, or failed inside gRPC. Distinct from an error the server sent in a response's
+ * {@code ErrorPB}, because the retry policies differ: an unreachable server is skipped for another
+ * replica or master, while a server's own SERVICE_UNAVAILABLE is retried on the same server.
+ */
+public final class TransportException extends NyalaException {
+  private static final long serialVersionUID = 1L;
+
+  /** The address that was called; transient because HostPort is not serializable. */
+  private final transient HostPort server;
+  /** gRPC's code for the failure. */
+  private final Status.Code grpcCode;
+
+  private TransportException(
+      StatusCode code, String message, Throwable cause, HostPort server, Status.Code grpcCode) {
+    super(code, message, cause);
+    this.server = server;
+    this.grpcCode = grpcCode;
+  }
+
+  /**
+   * Maps a failed gRPC call onto a Nyala code.
+   *
+   * @param server the address that was called
+   * @param t what the call failed with
+   * @return the exception, naming the server
+   */
+  public static TransportException of(HostPort server, Throwable t) {
+    Status s = Status.fromThrowable(t);
+    String desc = s.getDescription() == null ? s.getCode().name() : s.getDescription();
+    StatusCode code = switch (s.getCode()) {
+      case UNAVAILABLE -> StatusCode.SERVICE_UNAVAILABLE;
+      case DEADLINE_EXCEEDED -> StatusCode.TIMED_OUT;
+      case CANCELLED -> StatusCode.ABORTED;
+      case UNIMPLEMENTED -> StatusCode.NOT_SUPPORTED;
+      case INVALID_ARGUMENT -> StatusCode.INVALID_ARGUMENT;
+      default -> StatusCode.RUNTIME_ERROR;
+    };
+    String what = switch (s.getCode()) {
+      case UNAVAILABLE -> "server " + server + " is unreachable: " + desc;
+      case DEADLINE_EXCEEDED -> "call to " + server + " hit its deadline: " + desc;
+      default -> "call to " + server + " failed with gRPC " + s.getCode() + ": " + desc;
+    };
+    return new TransportException(code, what, t, server, s.getCode());
+  }
+
+  /** @return the address that was called */
+  public HostPort server() {
+    return server;
+  }
+
+  /** @return gRPC's status code for the failure */
+  public Status.Code grpcCode() {
+    return grpcCode;
+  }
+
+  /**
+   * Whether another attempt (on this or another server) may succeed: the server was unreachable
+   * or the call ran out of time. Anything else (e.g. the handler threw) would fail again.
+   *
+   * @return true for UNAVAILABLE and DEADLINE_EXCEEDED
+   */
+  @Override
+  public boolean isRetriable() {
+    return grpcCode == Status.Code.UNAVAILABLE || grpcCode == Status.Code.DEADLINE_EXCEEDED;
+  }
+
+  /**
+   * Whether {@code t} is a gRPC failure at all (as opposed to, e.g., an error of our own code).
+   *
+   * @param t a throwable
+   * @return true if it carries a gRPC status
+   */
+  static boolean isGrpc(Throwable t) {
+    return t instanceof StatusRuntimeException || t instanceof io.grpc.StatusException;
+  }
+}

@@ -1,0 +1,141 @@
+package io.nyala.minicluster;
+
+import io.nyala.common.NyalaException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A server JVM started by the minicluster: output to a per-server log file with every line
+ * prefixed by the server's name, signals for kill/stop/pause/resume, and a JVM-wide shutdown
+ * hook that kills every child still running.
+ */
+final class ExternalProcess {
+  private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      for (Process p : LIVE) {
+        p.destroyForcibly();
+      }
+    }, "minicluster-child-reaper"));
+  }
+
+  private final String name;
+  private final Process process;
+
+  private ExternalProcess(String name, Process process) {
+    this.name = name;
+    this.process = process;
+  }
+
+  static ExternalProcess start(String name, String role, List<String> flags, Path logFile,
+      List<String> jvmOptions) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
+    cmd.add("-Dnyala.server.name=" + name);
+    cmd.add("-Djava.util.logging.manager=org.apache.logging.log4j.jul.LogManager");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(ExternalServerMain.class.getName());
+    cmd.add(role);
+    cmd.add(String.valueOf(ProcessHandle.current().pid()));
+    cmd.addAll(flags);
+    Process p;
+    try {
+      Files.createDirectories(logFile.getParent());
+      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw NyalaException.ioError(name + ": cannot start process: " + e.getMessage(), e);
+    }
+    LIVE.add(p);
+    p.onExit().thenRun(() -> LIVE.remove(p));
+    Thread pump = new Thread(() -> pump(name, p.getInputStream(), logFile), name + "-output");
+    pump.setDaemon(true);
+    pump.start();
+    return new ExternalProcess(name, p);
+  }
+
+  private static void pump(String name, InputStream in, Path logFile) {
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+         PrintStream out = new PrintStream(Files.newOutputStream(logFile,
+             StandardOpenOption.CREATE, StandardOpenOption.APPEND), true, StandardCharsets.UTF_8)) {
+      for (String line; (line = r.readLine()) != null; ) {
+        out.println("[" + name + "] " + line);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** SIGKILL, and wait for the process to be gone. */
+  void kill() {
+    process.destroyForcibly();
+    waitFor(30);
+  }
+
+  /** SIGTERM (the server's shutdown hook stops it cleanly); SIGKILL if it hangs. */
+  void stop() {
+    resume(); // a stopped process cannot handle SIGTERM
+    process.destroy();
+    if (!waitFor(30)) {
+      kill();
+    }
+  }
+
+  void pause() {
+    signal("STOP");
+  }
+
+  void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String sig) {
+    if (!process.isAlive()) {
+      return;
+    }
+    try {
+      Process k = new ProcessBuilder("kill", "-" + sig, String.valueOf(process.pid()))
+          .redirectErrorStream(true).start();
+      if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+        throw NyalaException.illegalState("%s: kill -%s %d failed", name, sig, process.pid());
+      }
+    } catch (IOException e) {
+      throw NyalaException.ioError(name + ": cannot send SIG" + sig + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.illegalState("interrupted signalling %s", name);
+    }
+  }
+
+  private boolean waitFor(int seconds) {
+    try {
+      return process.waitFor(seconds, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}

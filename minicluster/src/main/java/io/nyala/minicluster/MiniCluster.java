@@ -1,0 +1,430 @@
+package io.nyala.minicluster;
+
+import io.nyala.client.NyalaClient;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.fs.AtomicFiles;
+import io.nyala.common.proto.master.ListTabletServersRequestPB;
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.rpc.Channels;
+import io.nyala.common.server.ServerBase;
+import io.nyala.master.MasterServer;
+import io.nyala.tserver.TabletServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole Nyala cluster in one JVM, for local use and integration tests: masters and tablet
+ * servers on their own loopback addresses with real Raft, real gRPC and real files.
+ *
+ * <pre>{@code
+ * try (MiniCluster cluster = MiniCluster.builder().numTabletServers(3).build();
+ *      NyalaClient client = cluster.newClient()) {
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Servers keep their addresses and directories across restarts. {@link #close()} stops every
+ * server and deletes the data root unless the builder said {@link Builder#keepData(boolean)}.
+ */
+public final class MiniCluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MiniCluster.class);
+
+  private final Path dataRoot;
+  private final boolean deleteRootOnClose;
+  private final List<ServerNode> masters = new ArrayList<>();
+  private final List<ServerNode> tservers = new ArrayList<>();
+  private final long readyTimeoutMs;
+  private final List<NyalaClient> clients = new ArrayList<>();
+  private boolean closed;
+
+  private MiniCluster(Builder b) throws IOException {
+    boolean tempRoot = b.dataRoot == null;
+    this.dataRoot = tempRoot ? Files.createTempDirectory("nyala-minicluster-") : b.dataRoot;
+    this.deleteRootOnClose = !b.keepData;
+    this.readyTimeoutMs = b.readyTimeoutMs;
+    Files.createDirectories(dataRoot);
+    String prefix = LoopbackAddresses.prefixFor(dataRoot, MasterServer.DEFAULT_RPC_PORT);
+    List<String> masterAddrs = new ArrayList<>();
+    for (int i = 0; i < b.numMasters; i++) {
+      masterAddrs.add(prefix + "." + (1 + i) + ":" + MasterServer.DEFAULT_RPC_PORT);
+    }
+    for (int i = 0; i < b.numMasters; i++) {
+      masters.add(new ServerNode(ServerRole.MASTER, i, dataRoot, prefix + "." + (1 + i),
+          MasterServer.DEFAULT_RPC_PORT, MasterServer.DEFAULT_RAFT_PORT,
+          MasterServer.DEFAULT_WEB_PORT, masterAddrs, b.masterFlags, b.mode, b.jvmOptions));
+    }
+    for (int i = 0; i < b.numTabletServers; i++) {
+      tservers.add(new ServerNode(ServerRole.TABLET_SERVER, i, dataRoot, prefix + "." + (11 + i),
+          TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
+          TabletServer.DEFAULT_WEB_PORT, masterAddrs, b.tserverFlags, b.mode, b.jvmOptions));
+    }
+  }
+
+  /** Starts configuring a cluster: 1 master and 3 tablet servers unless told otherwise. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts every server that is not running (masters first, tablet servers in parallel) and
+   * waits until every running tablet server has registered with the leader master.
+   */
+  public void start() {
+    long t0 = System.nanoTime();
+    startAll(masters);
+    startAll(tservers);
+    waitForTabletServers();
+    LOG.info("minicluster with {} masters and {} tablet servers up in {} ms", masters.size(),
+        tservers.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+  }
+
+  private void startAll(List<ServerNode> nodes) {
+    if (nodes.size() == 1) {
+      nodes.get(0).start();
+      return;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(nodes.size());
+    try {
+      List<CompletableFuture<Void>> fs = new ArrayList<>();
+      for (ServerNode n : nodes) {
+        fs.add(CompletableFuture.runAsync(n::start, pool));
+      }
+      CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw NyalaException.from(e);
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  /** Waits until every running tablet server shows as live on the leader master. */
+  public void waitForTabletServers() {
+    long running = tservers.stream().filter(ServerNode::isRunning).count();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(readyTimeoutMs);
+    try (Channels channels = new Channels()) {
+      NyalaException last = null;
+      while (System.nanoTime() < deadline) {
+        for (ServerNode m : masters) {
+          if (!m.isRunning()) {
+            continue;
+          }
+          try {
+            ListTabletServersResponsePB r = MasterServiceGrpc
+                .newBlockingStub(channels.get(m.rpcAddress()))
+                .withDeadlineAfter(2, TimeUnit.SECONDS)
+                .listTabletServers(ListTabletServersRequestPB.getDefaultInstance());
+            if (!NyalaException.isError(r.getError())) {
+              long live = r.getServersList().stream().filter(e -> e.getLive()).count();
+              if (live >= running) {
+                return;
+              }
+            }
+          } catch (RuntimeException e) {
+            last = NyalaException.from(e);
+          }
+        }
+        try {
+          Thread.sleep(20); // polling a remote condition; no event to wait on
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw NyalaException.illegalState("interrupted waiting for tablet servers");
+        }
+      }
+      throw NyalaException.timedOut("tablet servers did not register with the master within "
+          + "%d ms%s", readyTimeoutMs, last == null ? "" : " (last error: " + last.getMessage() + ")");
+    }
+  }
+
+  /** Stops every server (tablet servers first); the data stays. */
+  public void stop() {
+    for (ServerNode n : tservers) {
+      n.stop();
+    }
+    for (ServerNode n : masters) {
+      n.stop();
+    }
+  }
+
+  /** Stops and starts every server on the same directories and addresses. */
+  public void restart() {
+    stop();
+    start();
+  }
+
+  /** The masters' RPC addresses, comma-separated: what clients and {@code --masters} take. */
+  public String masterAddresses() {
+    List<HostPort> hps = new ArrayList<>();
+    for (ServerNode m : masters) {
+      hps.add(m.rpcAddress());
+    }
+    return HostPort.toString(hps);
+  }
+
+  public List<HostPort> masterHostPorts() {
+    return masters.stream().map(ServerNode::rpcAddress).toList();
+  }
+
+  /** A new client connected to this cluster; closed with the cluster if not before. */
+  public synchronized NyalaClient newClient() {
+    NyalaClient c = NyalaClient.builder(masterAddresses()).build();
+    clients.add(c);
+    return c;
+  }
+
+  public int numMasters() {
+    return masters.size();
+  }
+
+  public int numTabletServers() {
+    return tservers.size();
+  }
+
+  public ServerInfo master(int index) {
+    return masters.get(index).info();
+  }
+
+  public ServerInfo tabletServer(int index) {
+    return tservers.get(index).info();
+  }
+
+  public List<ServerInfo> servers() {
+    List<ServerInfo> out = new ArrayList<>();
+    masters.forEach(n -> out.add(n.info()));
+    tservers.forEach(n -> out.add(n.info()));
+    return out;
+  }
+
+  public void stopMaster(int index) {
+    masters.get(index).stop();
+  }
+
+  public void startMaster(int index) {
+    masters.get(index).start();
+  }
+
+  public void restartMaster(int index) {
+    stopMaster(index);
+    startMaster(index);
+  }
+
+  public void stopTabletServer(int index) {
+    tservers.get(index).stop();
+  }
+
+  public void startTabletServer(int index) {
+    tservers.get(index).start();
+  }
+
+  public void restartTabletServer(int index) {
+    stopTabletServer(index);
+    startTabletServer(index);
+  }
+
+  /** SIGKILLs a tablet server (EXTERNAL mode; NOT_SUPPORTED in-process). */
+  public void killTabletServer(int index) {
+    tservers.get(index).kill();
+  }
+
+  /** SIGSTOPs a tablet server (EXTERNAL mode; NOT_SUPPORTED in-process). */
+  public void pauseTabletServer(int index) {
+    tservers.get(index).pause();
+  }
+
+  /** SIGCONTs a paused tablet server. */
+  public void resumeTabletServer(int index) {
+    tservers.get(index).resume();
+  }
+
+  /** SIGKILLs a master (EXTERNAL mode; NOT_SUPPORTED in-process). */
+  public void killMaster(int index) {
+    masters.get(index).kill();
+  }
+
+  public void pauseMaster(int index) {
+    masters.get(index).pause();
+  }
+
+  public void resumeMaster(int index) {
+    masters.get(index).resume();
+  }
+
+  /** Pids of the running server processes (EXTERNAL mode; empty in-process). */
+  public List<Long> serverPids() {
+    List<Long> out = new ArrayList<>();
+    for (ServerNode n : masters) {
+      if (n.pid() > 0) {
+        out.add(n.pid());
+      }
+    }
+    for (ServerNode n : tservers) {
+      if (n.pid() > 0) {
+        out.add(n.pid());
+      }
+    }
+    return out;
+  }
+
+  /** The running master object, for in-process tests (null when stopped). */
+  public MasterServer masterServer(int index) {
+    return (MasterServer) masters.get(index).server();
+  }
+
+  /** The running tablet server object, for in-process tests (null when stopped). */
+  public TabletServer tabletServerObject(int index) {
+    return (TabletServer) tservers.get(index).server();
+  }
+
+  /** The running server with this uuid, or null. */
+  public ServerBase serverByUuid(String uuid) {
+    for (ServerNode n : tservers) {
+      ServerBase s = n.server();
+      if (s != null && s.uuid().equals(uuid)) {
+        return s;
+      }
+    }
+    for (ServerNode n : masters) {
+      ServerBase s = n.server();
+      if (s != null && s.uuid().equals(uuid)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /** Index of the tablet server with this uuid, or -1. */
+  public int tabletServerIndex(String uuid) {
+    for (int i = 0; i < tservers.size(); i++) {
+      if (tservers.get(i).info().uuid().equals(uuid)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  public Path dataRoot() {
+    return dataRoot;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (NyalaClient c : clients) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing a client failed", e);
+      }
+    }
+    stop();
+    if (deleteRootOnClose) {
+      AtomicFiles.deleteTree(dataRoot);
+    }
+  }
+
+  /** Configures a {@link MiniCluster}. */
+  public static final class Builder {
+    private int numMasters = 1;
+    private int numTabletServers = 3;
+    private Path dataRoot;
+    private boolean keepData;
+    private long readyTimeoutMs = 60_000;
+    private ProcessMode mode = ProcessMode.IN_PROCESS;
+    private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1"));
+    private final List<String> masterFlags = new ArrayList<>();
+    private final List<String> tserverFlags = new ArrayList<>();
+
+    private Builder() {}
+
+    /** Number of masters (1 now; 3 once the catalog replicates across masters). */
+    public Builder numMasters(int n) {
+      if (n < 1) {
+        throw NyalaException.invalidArgument("a cluster needs at least 1 master, got %d", n);
+      }
+      this.numMasters = n;
+      return this;
+    }
+
+    public Builder numTabletServers(int n) {
+      if (n < 0 || n > 240) {
+        throw NyalaException.invalidArgument("number of tablet servers %d out of range 0..240", n);
+      }
+      this.numTabletServers = n;
+      return this;
+    }
+
+    /** Where the servers keep their data; default: a new temporary directory. */
+    public Builder dataRoot(Path root) {
+      this.dataRoot = root;
+      return this;
+    }
+
+    /** Keep the data root when the cluster closes (always kept if given and not temp). */
+    public Builder keepData(boolean keep) {
+      this.keepData = keep;
+      return this;
+    }
+
+    /** A flag for every master, e.g. {@code "--tserver_unresponsive_timeout_ms=3000"}. */
+    public Builder masterFlag(String flag) {
+      masterFlags.add(flag);
+      return this;
+    }
+
+    /** A flag for every tablet server, e.g. {@code "--heartbeat_interval_ms=200"}. */
+    public Builder tserverFlag(String flag) {
+      tserverFlags.add(flag);
+      return this;
+    }
+
+    /** Run servers in this JVM (default) or each in its own process. */
+    public Builder processMode(ProcessMode m) {
+      this.mode = m;
+      return this;
+    }
+
+    /** A JVM option for server processes in {@link ProcessMode#EXTERNAL} mode. */
+    public Builder serverJvmOption(String option) {
+      jvmOptions.add(option);
+      return this;
+    }
+
+    /** How long {@link MiniCluster#start()} waits for tablet servers to register. */
+    public Builder readyTimeoutMs(long ms) {
+      this.readyTimeoutMs = ms;
+      return this;
+    }
+
+    /** Creates the cluster and starts it. */
+    public MiniCluster build() {
+      MiniCluster c;
+      try {
+        c = new MiniCluster(this);
+      } catch (IOException e) {
+        throw NyalaException.ioError("cannot create the minicluster's data root: "
+            + e.getMessage(), e);
+      }
+      try {
+        c.start();
+      } catch (RuntimeException e) {
+        c.close();
+        throw e;
+      }
+      return c;
+    }
+  }
+}

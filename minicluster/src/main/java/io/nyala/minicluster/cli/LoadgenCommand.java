@@ -1,0 +1,169 @@
+package io.nyala.minicluster.cli;
+
+import io.nyala.client.CreateTableOptions;
+import io.nyala.client.NyalaClient;
+import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaTable;
+import io.nyala.client.Operation;
+import io.nyala.client.RowError;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.PartialRow;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code nyala perf loadgen}: writes generated rows (an int64 key and a few typed columns) with
+ * several threads, shows progress, and ends with a line of rows, seconds and rows/s.
+ */
+@Command(name = "loadgen", mixinStandardHelpOptions = true,
+    description = "Writes N generated rows into a table (created if missing; kept afterwards).")
+final class LoadgenCommand implements Callable<Integer> {
+  @Option(names = "--masters", required = true, description = "Master RPC addresses.")
+  String masters;
+
+  @Option(names = "--table", required = true, description = "Table to write.")
+  String table;
+
+  @Option(names = "--rows", defaultValue = "100000", description = "Rows to write.")
+  long rows;
+
+  @Option(names = "--buckets", defaultValue = "3", description = "Hash buckets if created.")
+  int buckets;
+
+  @Option(names = "--replicas", defaultValue = "1", description = "Replication factor if created.")
+  int replicas;
+
+  @Option(names = "--threads", defaultValue = "2", description = "Writer threads.")
+  int threads;
+
+  @Option(names = "--start-key", defaultValue = "0", description = "First key written.")
+  long startKey;
+
+  @Option(names = "--batch", defaultValue = "1000", description = "Rows per flush.")
+  int batch;
+
+  static Schema schema() {
+    return Schema.forTable(List.of(
+        ColumnSchema.builder("key", Type.INT64).key(true).build(),
+        ColumnSchema.builder("int_val", Type.INT32).nullable(false).build(),
+        ColumnSchema.builder("str_val", Type.STRING).build(),
+        ColumnSchema.builder("double_val", Type.DOUBLE).build(),
+        ColumnSchema.builder("ts_val", Type.UNIXTIME_MICROS).build()));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (rows < 0 || threads < 1 || batch < 1) {
+      throw NyalaException.invalidArgument(
+          "--rows must be >= 0 and --threads, --batch >= 1 (got %d, %d, %d)", rows, threads, batch);
+    }
+    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+      NyalaTable t = openOrCreate(client);
+      AtomicLong written = new AtomicLong();
+      AtomicLong failed = new AtomicLong();
+      List<String> firstErrors = java.util.Collections.synchronizedList(new ArrayList<>());
+      long t0 = System.nanoTime();
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      try (Progress p = new Progress(System.out, "loadgen", rows, written::get)) {
+        List<Future<?>> fs = new ArrayList<>();
+        for (int w = 0; w < threads; w++) {
+          long from = startKey + rows * w / threads;
+          long to = startKey + rows * (w + 1) / threads;
+          fs.add(pool.submit(() -> {
+            writeRange(client, t, from, to, written, failed, firstErrors);
+            return null;
+          }));
+        }
+        for (Future<?> f : fs) {
+          f.get();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      double secs = Progress.secondsSince(t0);
+      for (String e : firstErrors) {
+        System.out.println("row error: " + e);
+      }
+      System.out.printf("loadgen: %d rows written to '%s' in %.2f s (%.0f rows/s), %d failed%n",
+          written.get(), table, secs, written.get() / Math.max(secs, 1e-9), failed.get());
+      return failed.get() == 0 ? 0 : 1;
+    }
+  }
+
+  private NyalaTable openOrCreate(NyalaClient client) {
+    if (client.tableExists(table)) {
+      return client.openTable(table);
+    }
+    CreateTableOptions o = new CreateTableOptions().setNumReplicas(replicas);
+    if (buckets > 1) {
+      o.addHashPartitions(List.of("key"), buckets);
+    }
+    try {
+      return client.createTable(table, schema(), o);
+    } catch (NyalaException e) {
+      if (e.code() == StatusCode.ALREADY_PRESENT) {
+        return client.openTable(table); // another loadgen created it meanwhile
+      }
+      throw e;
+    }
+  }
+
+  private void writeRange(NyalaClient client, NyalaTable t, long from, long to,
+      AtomicLong written, AtomicLong failed, List<String> firstErrors) {
+    NyalaSession session = client.newSession();
+    session.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
+    session.setMutationBufferSpace(batch);
+    Schema s = t.getSchema();
+    long now = System.currentTimeMillis() * 1000;
+    long pending = 0;
+    for (long k = from; k < to; k++) {
+      Operation op = t.newInsert();
+      PartialRow r = op.getRow();
+      r.addLong("key", k);
+      r.addInt("int_val", (int) (k * 31));
+      r.addString("str_val", "row-" + k);
+      r.addDouble("double_val", k * 0.5);
+      if (s.hasColumn("ts_val")) {
+        r.addTimestampMicros("ts_val", now + k);
+      }
+      session.apply(op);
+      if (++pending == batch) {
+        flush(session, pending, written, failed, firstErrors);
+        pending = 0;
+      }
+    }
+    flush(session, pending, written, failed, firstErrors);
+    session.close();
+  }
+
+  private static void flush(NyalaSession session, long pending, AtomicLong written,
+      AtomicLong failed, List<String> firstErrors) {
+    if (pending == 0) {
+      return;
+    }
+    var responses = session.flush();
+    long bad = 0;
+    for (var r : responses) {
+      if (r.hasRowError()) {
+        bad++;
+        RowError e = r.getRowError();
+        if (firstErrors.size() < 5) {
+          firstErrors.add(e.toString());
+        }
+      }
+    }
+    failed.addAndGet(bad);
+    written.addAndGet(pending - bad);
+  }
+}

@@ -1,0 +1,72 @@
+package io.nyala.minicluster.cli;
+
+import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.ProcessMode;
+import io.nyala.minicluster.ServerInfo;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code nyala local-cluster}: a whole cluster in this JVM until Ctrl-C; the data is kept. */
+@Command(name = "local-cluster", mixinStandardHelpOptions = true,
+    description = {"Starts masters and tablet servers in one JVM and runs until SIGINT/SIGTERM.",
+        "Prints MASTERS=<addresses> for clients; a rerun on the same data dir keeps the data."})
+final class LocalClusterCommand implements Callable<Integer> {
+  @Option(names = "--masters", defaultValue = "1", description = "Number of masters (default 1).")
+  int masters;
+
+  @Option(names = "--tservers", defaultValue = "3",
+      description = "Number of tablet servers (default 3).")
+  int tservers;
+
+  @Option(names = "--data-dir", defaultValue = "nyala-data",
+      description = "Where the servers keep their data (default ./nyala-data).")
+  Path dataDir;
+
+  @Option(names = "--processes",
+      description = "Run each server as its own process (default: all in this JVM).")
+  boolean processes;
+
+  @Option(names = "--master-flag", description = "A flag for every master (repeatable).")
+  List<String> masterFlags = List.of();
+
+  @Option(names = "--tserver-flag", description = "A flag for every tablet server (repeatable).")
+  List<String> tserverFlags = List.of();
+
+  @Override
+  public Integer call() throws Exception {
+    long t0 = System.nanoTime();
+    MiniCluster.Builder b = MiniCluster.builder()
+        .numMasters(masters)
+        .numTabletServers(tservers)
+        .dataRoot(dataDir.toAbsolutePath())
+        .keepData(true)
+        .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
+    masterFlags.forEach(b::masterFlag);
+    tserverFlags.forEach(b::tserverFlag);
+    MiniCluster cluster = b.build();
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("shutting down the local cluster...");
+      cluster.close();
+      System.out.println("local cluster stopped; data kept in " + dataDir.toAbsolutePath());
+      stopped.countDown();
+    }, "local-cluster-shutdown"));
+    System.out.println("MASTERS=" + cluster.masterAddresses());
+    for (ServerInfo s : cluster.servers()) {
+      System.out.printf("%-10s rpc %-22s web %s%n", s.name(), s.rpcAddress(), s.webUrl());
+    }
+    for (long pid : cluster.serverPids()) {
+      System.out.println("SERVER_PID=" + pid);
+    }
+    System.out.printf("local cluster up in %d ms; data in %s; Ctrl-C to stop%n", ms,
+        dataDir.toAbsolutePath());
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+}

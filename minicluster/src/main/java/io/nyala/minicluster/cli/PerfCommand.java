@@ -1,0 +1,16 @@
+package io.nyala.minicluster.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code nyala perf ...}: load drivers. */
+@Command(name = "perf", mixinStandardHelpOptions = true, description = "Load drivers.",
+    subcommands = {LoadgenCommand.class})
+final class PerfCommand implements Runnable {
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+}

@@ -1,0 +1,80 @@
+package io.nyala.minicluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.client.CreateTableOptions;
+import io.nyala.client.NyalaClient;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class MiniClusterTest {
+  @TempDir
+  Path tmp;
+
+  private static final Schema SCHEMA = Schema.forTable(List.of(
+      ColumnSchema.builder("k", Type.INT64).key(true).build(),
+      ColumnSchema.builder("v", Type.STRING).build()));
+
+  @Test
+  void serversGetOwnLoopbackAddressesThatSurviveRestarts() {
+    Path root = tmp.resolve("c1");
+    try (MiniCluster c = MiniCluster.builder().numTabletServers(2).dataRoot(root).build()) {
+      ServerInfo m = c.master(0);
+      ServerInfo t0 = c.tabletServer(0);
+      ServerInfo t1 = c.tabletServer(1);
+      assertThat(m.name()).isEqualTo("master-1");
+      assertThat(t0.name()).isEqualTo("ts-1");
+      assertThat(m.rpcAddress().host()).startsWith("127.").isNotEqualTo("127.0.0.1");
+      assertThat(t0.rpcAddress().host()).isNotEqualTo(t1.rpcAddress().host());
+      assertThat(t0.rpcAddress().port()).isEqualTo(7050);
+      String uuid = t0.uuid();
+      assertThat(uuid).hasSize(32);
+
+      c.restartTabletServer(0);
+      assertThat(c.tabletServer(0).rpcAddress()).isEqualTo(t0.rpcAddress());
+      assertThat(c.tabletServer(0).uuid()).isEqualTo(uuid);
+      c.stopTabletServer(1);
+      assertThat(c.tabletServer(1).running()).isFalse();
+      c.startTabletServer(1);
+      c.waitForTabletServers();
+      c.restartMaster(0);
+      c.waitForTabletServers();
+    }
+    assertThat(Files.exists(root)).as("close() removes the data").isFalse();
+  }
+
+  @Test
+  void keptDataRestartsWithTheSameAddressesAndTables() {
+    Path root = tmp.resolve("c2");
+    String masters;
+    try (MiniCluster c = MiniCluster.builder().numTabletServers(1).dataRoot(root)
+        .keepData(true).build()) {
+      masters = c.masterAddresses();
+      NyalaClient client = c.newClient();
+      client.createTable("kept", SCHEMA, new CreateTableOptions().setNumReplicas(1));
+    }
+    assertThat(Files.exists(root.resolve("minicluster.properties"))).isTrue();
+    try (MiniCluster c = MiniCluster.builder().numTabletServers(1).dataRoot(root).build()) {
+      assertThat(c.masterAddresses()).isEqualTo(masters);
+      assertThat(c.newClient().tableExists("kept")).isTrue();
+    }
+  }
+
+  @Test
+  void badBuilderArgumentsAreRejected() {
+    assertThatThrownBy(() -> MiniCluster.builder().numMasters(0))
+        .hasMessageContaining("at least 1 master");
+    assertThatThrownBy(() -> MiniCluster.builder().numTabletServers(-1))
+        .hasMessageContaining("-1");
+  }
+}
