@@ -34,6 +34,12 @@ public final class RaftSettings {
 
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(electionMinMs, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(electionMaxMs, TimeUnit.MILLISECONDS));
+    // A group's first election need not wait a whole timeout: nothing can be leading yet after
+    // a start or a create, and a quick leader makes cluster starts and restarts fast.
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p,
+        TimeDuration.valueOf(Math.max(50, electionMinMs / 5), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p,
+        TimeDuration.valueOf(Math.max(100, electionMinMs / 2), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
 
     // Density: small buffers and caches per division.

@@ -71,6 +71,17 @@ public final class LogContext {
    * JUL log manager so that nothing is lost before this runs.
    */
   public static void installJulBridge() {
-    org.apache.logging.log4j.jul.Log4jBridgeHandler.install(true, null, true);
+    if (java.util.logging.LogManager.getLogManager().getClass().getName()
+        .startsWith("org.apache.logging.log4j")) {
+      return; // JUL already is Log4j (bin/nyala sets java.util.logging.manager)
+    }
+    synchronized (LogContext.class) {
+      if (!julBridged) {
+        org.apache.logging.log4j.jul.Log4jBridgeHandler.install(true, null, true);
+        julBridged = true;
+      }
+    }
   }
+
+  private static boolean julBridged;
 }

@@ -47,6 +47,8 @@ public final class Heartbeater implements AutoCloseable {
   private boolean needFull = true;
   private long sequence;
   private Map<String, ReportedTabletPB> acknowledged = new HashMap<>();
+  private static final long RETRY_MIN_MS = 50;
+  private static final long QUIET_START_MS = 5_000;
   private long lastWarnMs;
   private volatile long heartbeatsSent;
 
@@ -81,14 +83,27 @@ public final class Heartbeater implements AutoCloseable {
   }
 
   private void run() {
+    long retryMs = RETRY_MIN_MS;
+    long failingSinceMs = 0;
     while (!stopped) {
+      long waitMs = intervalMs;
       try {
         heartbeatOnce();
+        retryMs = RETRY_MIN_MS;
+        failingSinceMs = 0;
       } catch (RuntimeException e) {
-        warnRateLimited("no master answered a heartbeat: " + e.getMessage());
+        // A master that is starting or electing answers soon: retry fast, backing off to the
+        // interval, and only warn once the failures last (start-up is not worth a warning).
+        long now = System.currentTimeMillis();
+        failingSinceMs = failingSinceMs == 0 ? now : failingSinceMs;
+        if (now - failingSinceMs >= QUIET_START_MS) {
+          warnRateLimited("no master answered a heartbeat: " + e.getMessage());
+        }
+        waitMs = Math.min(intervalMs, retryMs);
+        retryMs = Math.min(intervalMs, retryMs * 2);
       }
       synchronized (wakeLock) {
-        long deadline = System.currentTimeMillis() + intervalMs;
+        long deadline = System.currentTimeMillis() + waitMs;
         while (!woken && !stopped) {
           long left = deadline - System.currentTimeMillis();
           if (left <= 0) {
