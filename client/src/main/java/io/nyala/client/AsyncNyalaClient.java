@@ -365,7 +365,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     private final List<HostPort> masters;
     private long operationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
     private long adminOperationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
-    private int maxWriteRequestBytes = 4 << 20;
+    private int maxWriteRequestBytes = 896 << 10;
 
     /**
      * A builder over the given masters.
@@ -409,9 +409,10 @@ public final class AsyncNyalaClient implements AutoCloseable {
 
     /**
      * Sets the cap on the encoded row bytes of one write request; larger batches are split.
-     * Keep it well under the servers' Raft entry limit (about 8 MiB).
+     * Keep it under the servers' {@code --max_write_request_bytes} (1 MiB - 16 KiB by default,
+     * bounded by the Raft entry limit) with room for the request's schema.
      *
-     * @param bytes the cap, positive (default 4 MiB)
+     * @param bytes the cap, positive (default 896 KiB)
      * @return this
      */
     public Builder maxWriteRequestBytes(int bytes) {

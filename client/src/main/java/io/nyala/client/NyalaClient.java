@@ -151,7 +151,7 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
-     * @param bytes cap on one write request's encoded rows (default 4 MiB)
+     * @param bytes cap on one write request's encoded rows (default 896 KiB)
      * @return this
      */
     public Builder maxWriteRequestBytes(int bytes) {

@@ -26,10 +26,11 @@ public class TserverOptions extends ServerOptions {
       description = "Rows per scan page when the request does not say. Default: ${DEFAULT-VALUE}.")
   public int scannerDefaultBatchRows = 1000;
 
-  @Option(names = "--max_write_request_bytes", defaultValue = "6291456",
-      description = "Largest Write request accepted (bytes); clients split bigger batches. "
-          + "Default: ${DEFAULT-VALUE} (6 MiB).")
-  public long maxWriteRequestBytes = 6L << 20;
+  @Option(names = "--max_write_request_bytes", defaultValue = "1032192",
+      description = "Largest Write request accepted (bytes); clients split bigger batches. It "
+          + "must stay under Ratis' entry limit (raft.server.log.appender.buffer.byte-limit, "
+          + "1 MiB) with room for the entry's header. Default: ${DEFAULT-VALUE} (1 MiB - 16 KiB).")
+  public long maxWriteRequestBytes = (1L << 20) - (16 << 10);
 
   @Option(names = "--tablet_snapshot_threshold_entries", defaultValue = "100000",
       description = "Ratis snapshots a tablet after this many log entries (auto trigger), so "
