@@ -42,7 +42,8 @@ class WebAndMetricsIT {
             .contains("rpc_requests_total{server=\"" + s.name() + "\"")
             .contains("tablets_total{server=\"" + s.name() + "\"}");
         if (s.role() == ServerRole.TABLET_SERVER) {
-          assertThat(m.body()).contains("tablets_total{server=\"" + s.name() + "\"} 2");
+          assertThat(m.body()).contains("tablets_total{server=\"" + s.name() + "\"} 2")
+              .contains("method=\"Write\"").contains("method=\"Scan\"");
         } else {
           assertThat(m.body()).contains("method=\"CreateTable\"");
         }
