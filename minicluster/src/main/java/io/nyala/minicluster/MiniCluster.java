@@ -171,6 +171,7 @@ public final class MiniCluster implements AutoCloseable {
     return HostPort.toString(hps);
   }
 
+  /** The masters' RPC addresses, in index order. */
   public List<HostPort> masterHostPorts() {
     return masters.stream().map(ServerNode::rpcAddress).toList();
   }
@@ -182,22 +183,27 @@ public final class MiniCluster implements AutoCloseable {
     return c;
   }
 
+  /** How many masters the cluster has (running or not). */
   public int numMasters() {
     return masters.size();
   }
 
+  /** How many tablet servers the cluster has (running or not). */
   public int numTabletServers() {
     return tservers.size();
   }
 
+  /** The master at {@code index} (0-based): name, addresses, uuid, running. */
   public ServerInfo master(int index) {
     return masters.get(index).info();
   }
 
+  /** The tablet server at {@code index} (0-based): name, addresses, uuid, running. */
   public ServerInfo tabletServer(int index) {
     return tservers.get(index).info();
   }
 
+  /** Every server, masters first. */
   public List<ServerInfo> servers() {
     List<ServerInfo> out = new ArrayList<>();
     masters.forEach(n -> out.add(n.info()));
@@ -205,27 +211,33 @@ public final class MiniCluster implements AutoCloseable {
     return out;
   }
 
+  /** Stops a master gracefully; its data and addresses stay for a later start. */
   public void stopMaster(int index) {
     masters.get(index).stop();
   }
 
+  /** Starts a stopped master on its old directories and addresses. */
   public void startMaster(int index) {
     masters.get(index).start();
   }
 
+  /** Stops and starts a master. */
   public void restartMaster(int index) {
     stopMaster(index);
     startMaster(index);
   }
 
+  /** Stops a tablet server gracefully; its data and addresses stay for a later start. */
   public void stopTabletServer(int index) {
     tservers.get(index).stop();
   }
 
+  /** Starts a stopped tablet server on its old directories and addresses. */
   public void startTabletServer(int index) {
     tservers.get(index).start();
   }
 
+  /** Stops and starts a tablet server. */
   public void restartTabletServer(int index) {
     stopTabletServer(index);
     startTabletServer(index);
@@ -251,10 +263,12 @@ public final class MiniCluster implements AutoCloseable {
     masters.get(index).kill();
   }
 
+  /** SIGSTOPs a master (EXTERNAL mode; NOT_SUPPORTED in-process). */
   public void pauseMaster(int index) {
     masters.get(index).pause();
   }
 
+  /** SIGCONTs a paused master. */
   public void resumeMaster(int index) {
     masters.get(index).resume();
   }
@@ -312,10 +326,12 @@ public final class MiniCluster implements AutoCloseable {
     return -1;
   }
 
+  /** The directory holding every server's data. */
   public Path dataRoot() {
     return dataRoot;
   }
 
+  /** Closes the clients it made, stops every server, and deletes the data unless kept. */
   @Override
   public synchronized void close() {
     if (closed) {
@@ -359,6 +375,7 @@ public final class MiniCluster implements AutoCloseable {
       return this;
     }
 
+    /** Number of tablet servers, 0..240. */
     public Builder numTabletServers(int n) {
       if (n < 0 || n > 240) {
         throw NyalaException.invalidArgument("number of tablet servers %d out of range 0..240", n);
