@@ -26,7 +26,7 @@ public final class LogPayloads {
     this.key = key;
   }
 
-  /** Plaintext payloads for {@code owner} (named in errors). */
+  /** Plaintext payloads for {@code owner} (a tablet id, or "sys-catalog"; named in errors). */
   public static LogPayloads plain(String owner) {
     return new LogPayloads(owner, null);
   }
@@ -53,7 +53,7 @@ public final class LogPayloads {
       sealer = new WalSealer(owner, key, term);
     } else if (sealer.term() > term) {
       // A stale term: sealing under it again could repeat a nonce of the old sealer.
-      throw NyalaException.illegalState("%s: cannot seal in term %d, already sealed in term %d",
+      throw NyalaException.illegalState("tablet %s: cannot seal in term %d, already sealed in term %d",
           owner, term, sealer.term());
     }
     return sealer;
