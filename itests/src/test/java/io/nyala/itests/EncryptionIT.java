@@ -19,10 +19,13 @@ import io.nyala.common.schema.Type;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ServerInfo;
+import io.nyala.minicluster.cli.NyalaCli;
 import io.nyala.tserver.TabletReplica;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.TserverOptions;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,6 +94,16 @@ class EncryptionIT {
         assertThat(pb.getServerKeyBits()).isEqualTo(256);
       }
 
+      Path catalogSnapshot;
+      try (Stream<Path> files = Files.walk(root.resolve(cluster.master(0).name()))) {
+        catalogSnapshot = files.filter(f -> f.getFileName().toString().startsWith("snapshot.")
+            && !f.getFileName().toString().endsWith(".md5")).findFirst().orElseThrow();
+      }
+      String dump = runCli("pbc", "dump", catalogSnapshot.toString(),
+          "--encryption_key_file=" + cluster.clusterKeyFile());
+      assertThat(dump).as("pbc dump of the encrypted catalog snapshot")
+          .contains("(encrypted)").contains("name: \"canary\"");
+
       ServerInfo ts = cluster.tabletServer(0);
       Path otherKey = FileKeyProvider.openOrCreate(tmp.resolve("other.key"), 256).file();
       TserverOptions o = new TserverOptions();
@@ -117,6 +130,22 @@ class EncryptionIT {
       assertThat(hits).as("the search finds the marker without encryption").isNotEmpty();
       assertThat(hits).anyMatch(p -> p.getFileName().toString().startsWith("snapshot."));
     }
+  }
+
+  /** Runs {@code nyala ...} in this JVM; returns what it printed, failing on a bad status. */
+  private static String runCli(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+    int status;
+    try {
+      status = NyalaCli.run(args);
+    } finally {
+      System.setOut(old);
+    }
+    String out = buf.toString(StandardCharsets.UTF_8);
+    assertThat(status).as("nyala %s printed %s", String.join(" ", args), out).isZero();
+    return out;
   }
 
   private static MiniCluster newCluster(Path root, boolean encrypt) {
