@@ -1,7 +1,12 @@
 package io.nyala.master;
 
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.security.Hkdf;
+import io.nyala.common.security.KeyMaterial;
+import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.SysCatalog;
@@ -9,6 +14,7 @@ import io.nyala.master.locations.TableLocationsLookup;
 import io.nyala.master.placement.ReplicaPlacer;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -16,7 +22,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.slf4j.Logger;
@@ -38,7 +47,8 @@ public class MasterServer extends ServerBase {
 
   private final MasterOptions masterOptions;
   private final LongSupplier nanoClock;
-  private final SysCatalog sysCatalog = new SysCatalog();
+  /** Created in {@link #start} once the filesystem (and so the env and keys) is open. */
+  private SysCatalog sysCatalog;
   private TSManager tsManager;
   private CatalogManager catalogManager;
   private ScheduledExecutorService ticker;
@@ -57,12 +67,14 @@ public class MasterServer extends ServerBase {
   /** Returns once the RPC server is up; leadership of the catalog follows asynchronously. */
   public void start() {
     openFs();
+    sysCatalog = new SysCatalog(fs.env(), LogPayloads.sealed("sys-catalog", catalogKey()));
     MasterOptions o = masterOptions;
     tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
     TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
     catalogManager = new CatalogManager(sysCatalog, tsManager, admin,
         new ReplicaPlacer(new SecureRandom()),
-        new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock);
+        new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock,
+        keyProvider, o.encryptionKeyLength);
     TableLocationsLookup locations = new TableLocationsLookup(sysCatalog,
         catalogManager.reports(), tsManager, o.maxTableLocations);
     HeartbeatHandler heartbeats =
@@ -84,6 +96,20 @@ public class MasterServer extends ServerBase {
     sysCatalog.setLeaderListener(() -> ticker.execute(this::tick));
     LOG.info("master {} ({}) started: RPC {}, Raft {}, HTTP {}, catalog {}", name, uuid(),
         rpcAddress(), raftAddress(), httpAddress(), option);
+  }
+
+  /**
+   * The key sealing catalog entries, or null without encryption. Derived from the cluster key,
+   * so every master of the cluster has it without storing it anywhere; rotating the cluster key
+   * will have to store the catalog key wrapped instead.
+   */
+  private KeyMaterial catalogKey() {
+    if (keyProvider == null) {
+      return null;
+    }
+    KeyMaterial cluster = keyProvider.clusterKey(keyProvider.currentVersion());
+    return Hkdf.deriveKey(cluster, null,
+        "nyala-catalog-v1".getBytes(StandardCharsets.US_ASCII), cluster.bits());
   }
 
   private void tick() {
@@ -118,6 +144,24 @@ public class MasterServer extends ServerBase {
   /** Whether this master leads the catalog and has caught up, i.e. serves DDL. */
   public boolean isLeader() {
     return catalogManager != null && catalogManager.leadership().isReady();
+  }
+
+  /** Asks Ratis for a snapshot of the sys catalog now; returns its index. For tools and tests. */
+  public long snapshotCatalog() {
+    SnapshotManagementRequest req = SnapshotManagementRequest.newCreate(ClientId.randomId(),
+        raftServer.getId(), SysCatalog.GROUP_ID, 0, 30_000, 1);
+    try {
+      RaftClientReply reply = raftServer.snapshotManagementAsync(req).get(30, TimeUnit.SECONDS);
+      if (!reply.isSuccess()) {
+        throw RaftCalls.translate(reply.getException(), SysCatalog.GROUP_ID);
+      }
+      return reply.getLogIndex();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.unavailable("interrupted while snapshotting the sys catalog");
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw RaftCalls.translate(e.getCause() != null ? e.getCause() : e, SysCatalog.GROUP_ID);
+    }
   }
 
   /** The catalog, for tests and tools. */

@@ -55,6 +55,11 @@ public final class MiniCluster implements AutoCloseable {
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
     String prefix = LoopbackAddresses.prefixFor(dataRoot, MasterServer.DEFAULT_RPC_PORT);
+    // Encryption flags go first so that flags given to the builder can still override them.
+    List<String> masterFlags = new ArrayList<>(encryptionFlags(b.encryption));
+    masterFlags.addAll(b.masterFlags);
+    List<String> tserverFlags = new ArrayList<>(encryptionFlags(b.encryption));
+    tserverFlags.addAll(b.tserverFlags);
     List<String> masterAddrs = new ArrayList<>();
     for (int i = 0; i < b.numMasters; i++) {
       masterAddrs.add(prefix + "." + (1 + i) + ":" + MasterServer.DEFAULT_RPC_PORT);
@@ -62,13 +67,29 @@ public final class MiniCluster implements AutoCloseable {
     for (int i = 0; i < b.numMasters; i++) {
       masters.add(new ServerNode(ServerRole.MASTER, i, dataRoot, prefix + "." + (1 + i),
           MasterServer.DEFAULT_RPC_PORT, MasterServer.DEFAULT_RAFT_PORT,
-          MasterServer.DEFAULT_WEB_PORT, masterAddrs, b.masterFlags, b.mode, b.jvmOptions));
+          MasterServer.DEFAULT_WEB_PORT, masterAddrs, masterFlags, b.mode, b.jvmOptions));
     }
     for (int i = 0; i < b.numTabletServers; i++) {
       tservers.add(new ServerNode(ServerRole.TABLET_SERVER, i, dataRoot, prefix + "." + (11 + i),
           TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
-          TabletServer.DEFAULT_WEB_PORT, masterAddrs, b.tserverFlags, b.mode, b.jvmOptions));
+          TabletServer.DEFAULT_WEB_PORT, masterAddrs, tserverFlags, b.mode, b.jvmOptions));
     }
+  }
+
+  private List<String> encryptionFlags(boolean on) {
+    if (!on) {
+      return List.of();
+    }
+    return List.of("--encrypt_data_at_rest=true",
+        "--encryption_key_file=" + clusterKeyFile());
+  }
+
+  /**
+   * The cluster key file every server of an encrypting cluster shares (created by the first
+   * server to start). It sits in the data root: convenient for tests, NOT secure.
+   */
+  public Path clusterKeyFile() {
+    return dataRoot.resolve("cluster.key");
   }
 
   /** Starts configuring a cluster: 1 master and 3 tablet servers unless told otherwise. */
@@ -359,6 +380,7 @@ public final class MiniCluster implements AutoCloseable {
     private boolean keepData;
     private long readyTimeoutMs = 60_000;
     private ProcessMode mode = ProcessMode.IN_PROCESS;
+    private boolean encryption;
     private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1"));
     private final List<String> masterFlags = new ArrayList<>();
@@ -405,6 +427,15 @@ public final class MiniCluster implements AutoCloseable {
     /** A flag for every tablet server, e.g. {@code "--heartbeat_interval_ms=200"}. */
     public Builder tserverFlag(String flag) {
       tserverFlags.add(flag);
+      return this;
+    }
+
+    /**
+     * Encryption at rest for every server: sets {@code --encrypt_data_at_rest} and a shared
+     * {@code --encryption_key_file} under the data root ({@link MiniCluster#clusterKeyFile()}).
+     */
+    public Builder encryption(boolean on) {
+      this.encryption = on;
       return this;
     }
 

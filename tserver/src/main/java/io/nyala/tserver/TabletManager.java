@@ -1,16 +1,23 @@
 package io.nyala.tserver;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftPeers;
+import io.nyala.common.env.Env;
+import io.nyala.common.env.OpenOptions;
 import io.nyala.common.fs.AtomicFiles;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.metadata.TabletDataStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.security.KeyMaterial;
+import io.nyala.common.security.KeyProvider;
+import io.nyala.common.security.KeyWrap;
+import io.nyala.common.security.WrappedKey;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,6 +61,10 @@ public final class TabletManager {
   private final Path raftDir;
   private final String serverUuid;
   private final TabletStateMachine.Listener listener;
+  private final Env env;
+  /** Null when this server does not encrypt. */
+  private final KeyProvider keys;
+  private final KeyMaterial serverKey;
   private final Map<String, TabletReplica> tablets = new ConcurrentHashMap<>();
   /** Groups Ratis found on disk without metadata; removed once Ratis has started. */
   private final Set<RaftGroupId> orphans = ConcurrentHashMap.newKeySet();
@@ -61,8 +72,16 @@ public final class TabletManager {
   private final ClientId adminClientId = ClientId.randomId();
   private volatile RaftServer raftServer;
 
+  /**
+   * {@code env} is the server's door for sensitive files; {@code keys} and {@code serverKey} are
+   * null unless the server encrypts (then tablet keys arrive wrapped by the cluster key and are
+   * kept wrapped by the server key).
+   */
   public TabletManager(Path metaDir, Path raftDir, String serverUuid,
-      TabletStateMachine.Listener listener) {
+      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey) {
+    this.env = env;
+    this.keys = keys;
+    this.serverKey = serverKey;
     this.metaDir = metaDir;
     this.raftDir = raftDir;
     this.serverUuid = serverUuid;
@@ -85,7 +104,7 @@ public final class TabletManager {
           Files.deleteIfExists(f);
           continue;
         }
-        tablets.put(meta.getTabletId(), new TabletReplica(meta, listener));
+        tablets.put(meta.getTabletId(), newReplica(meta, f));
       }
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read tablet metadata in " + metaDir + ": "
@@ -94,9 +113,22 @@ public final class TabletManager {
     LOG.info("loaded metadata of {} tablets", tablets.size());
   }
 
-  private static TabletMetadataPB readMetadata(Path f) throws IOException {
+  private TabletReplica newReplica(TabletMetadataPB meta, Path file) {
+    KeyMaterial tabletKey = null;
+    if (!meta.getWrappedTabletKey().isEmpty()) {
+      if (serverKey == null) {
+        throw NyalaException.illegalState("tablet metadata %s holds an encrypted tablet key but "
+            + "this server does not encrypt", file);
+      }
+      tabletKey = KeyWrap.unwrap(serverKey, meta.getWrappedTabletKey().toByteArray(),
+          "tablet key in " + file);
+    }
+    return new TabletReplica(meta, listener, env, tabletKey);
+  }
+
+  private TabletMetadataPB readMetadata(Path f) throws IOException {
     try {
-      return TabletMetadataPB.parseFrom(Files.readAllBytes(f));
+      return TabletMetadataPB.parseFrom(env.readFile(f, OpenOptions.SENSITIVE));
     } catch (InvalidProtocolBufferException e) {
       throw NyalaException.corruption("tablet metadata %s is corrupt: %s", f, e.getMessage());
     }
@@ -187,9 +219,10 @@ public final class TabletManager {
         .setPartition(req.getPartition()).addAllInitialPeers(req.getPeersList())
         .setDataState(TabletDataStatePB.TABLET_DATA_READY)
         .setCreatedTimeMillis(System.currentTimeMillis())
+        .setWrappedTabletKey(rewrapTabletKey(req))
         .build();
-    AtomicFiles.write(metaFile(id), meta.toByteArray());
-    TabletReplica r = new TabletReplica(meta, listener);
+    env.replaceFile(metaFile(id), meta.toByteArray(), OpenOptions.SENSITIVE);
+    TabletReplica r = newReplica(meta, metaFile(id));
     tablets.put(id, r);
     try {
       addGroup(r);
@@ -202,11 +235,34 @@ public final class TabletManager {
     listener.leaderChanged(id);
   }
 
+  /**
+   * The tablet key, unwrapped with the cluster key it came under and wrapped again by this
+   * server's key, so opening the tablet later needs no call to the key provider.
+   */
+  private ByteString rewrapTabletKey(CreateTabletRequestPB req) {
+    boolean hasKey = !req.getWrappedTabletKey().isEmpty();
+    if (keys == null) {
+      if (hasKey) {
+        throw NyalaException.invalidArgument("tablet %s is encrypted but this server runs "
+            + "without --encrypt_data_at_rest", req.getTabletId());
+      }
+      return ByteString.EMPTY;
+    }
+    if (!hasKey) {
+      throw NyalaException.invalidArgument("tablet %s has no tablet key but this server "
+          + "encrypts; is the master running with --encrypt_data_at_rest?", req.getTabletId());
+    }
+    KeyMaterial tabletKey = keys.unwrapServerKey(new WrappedKey(req.getTabletKeyVersion(),
+        req.getWrappedTabletKey().toByteArray()), "tablet key of " + req.getTabletId());
+    return ByteString.copyFrom(KeyWrap.wrap(serverKey, tabletKey));
+  }
+
   /** Deletes a replica: mark DELETING, remove the group and its directory, drop the metadata. */
   public synchronized void deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
-    AtomicFiles.write(metaFile(tabletId), r.metadata().toBuilder()
-        .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build().toByteArray());
+    env.replaceFile(metaFile(tabletId), r.metadata().toBuilder()
+        .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build().toByteArray(),
+        OpenOptions.SENSITIVE);
     try {
       removeGroup(r.groupId());
     } catch (NyalaException e) {

@@ -3,12 +3,15 @@ package io.nyala.tserver;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftPeers;
+import io.nyala.common.env.Env;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TabletStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.security.KeyMaterial;
+import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import java.io.IOException;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -26,12 +29,18 @@ public final class TabletReplica {
   private final Schema schema;
   private final RaftGroupId groupId;
   private final TabletStateMachine.Listener listener;
+  private final Env env;
+  /** The tablet's data key (unwrapped with the server key), or null if it is not encrypted. */
+  private final KeyMaterial tabletKey;
   /** Set by Ratis (through the registry) when it opens the group. */
   private volatile TabletStateMachine stateMachine;
   /** Why the replica failed to open, or null. */
   private volatile NyalaException failure;
 
-  TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener) {
+  TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
+      KeyMaterial tabletKey) {
+    this.env = env;
+    this.tabletKey = tabletKey;
     this.metadata = metadata;
     this.schema = Schema.fromPb(metadata.getSchema());
     this.groupId = RaftIds.groupId(metadata.getTabletId());
@@ -56,7 +65,8 @@ public final class TabletReplica {
 
   /** Called by the state machine registry: a fresh state machine per open of the group. */
   TabletStateMachine newStateMachine() {
-    TabletStateMachine sm = new TabletStateMachine(tabletId(), schema, listener);
+    TabletStateMachine sm = new TabletStateMachine(tabletId(), schema, listener, env,
+        LogPayloads.sealed(tabletId(), tabletKey));
     stateMachine = sm;
     return sm;
   }

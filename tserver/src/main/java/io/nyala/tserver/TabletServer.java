@@ -67,7 +67,7 @@ public class TabletServer extends ServerBase {
     opsApplied = metrics.counter("ops_applied_total",
         "Row operations applied by this server's tablet replicas (leaders and followers)");
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
-        uuid(), new Listener());
+        uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey());
     tabletManager.load();
     tabletManager.removeOrphanGroupDirs();
     try {

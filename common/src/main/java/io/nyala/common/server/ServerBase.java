@@ -5,6 +5,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
+import io.nyala.common.env.Env;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
@@ -12,6 +13,9 @@ import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.row.Redactor;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.RpcServer;
+import io.nyala.common.security.FileKeyProvider;
+import io.nyala.common.security.KeyMaterial;
+import io.nyala.common.security.KeyProvider;
 import io.nyala.common.web.WebServer;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,6 +47,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected final Channels channels = new Channels();
 
   protected ServerFs fs;
+  /** The cluster key source, or null when this server does not encrypt. */
+  protected KeyProvider keyProvider;
   protected MetricRegistry metrics;
   protected RpcServer rpcServer;
   protected RaftServer raftServer;
@@ -66,7 +72,13 @@ public abstract class ServerBase implements AutoCloseable {
     LogContext.set(name);
     LogContext.installJulBridge();
     Redactor.configure(options.redact);
-    fs = ServerFs.openOrFormat(options.walDir(), options.dataDirs(), role);
+    if (options.encryptDataAtRest) {
+      KeyMaterial.checkAesLength(options.encryptionKeyLength);
+      keyProvider = FileKeyProvider.openOrCreate(options.encryptionKeyFile(),
+          options.encryptionKeyLength);
+    }
+    fs = ServerFs.openOrFormat(options.walDir(), options.dataDirs(), role, keyProvider,
+        options.encryptionKeyLength);
     LogContext.registerAlias(fs.uuid(), name);
     metrics = new MetricRegistry(name);
     metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
@@ -134,6 +146,16 @@ public abstract class ServerBase implements AutoCloseable {
   /** Registers something to close (before the listeners) when the server stops. */
   protected void onClose(AutoCloseable c) {
     closeables.add(c);
+  }
+
+  /** The door for every sensitive file of this server (encrypting iff the server encrypts). */
+  public Env env() {
+    return fs.env();
+  }
+
+  /** The cluster key source, or null when this server does not encrypt. */
+  public KeyProvider keyProvider() {
+    return keyProvider;
   }
 
   public String name() {

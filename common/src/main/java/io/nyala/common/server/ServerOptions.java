@@ -54,6 +54,22 @@ public class ServerOptions {
       description = "Hide row keys and values in logs: 'all' (default) or 'none'.")
   public String redact = "all";
 
+  @Option(names = "--encrypt_data_at_rest", defaultValue = "false",
+      description = "Encrypt sensitive files (metadata, snapshots, WAL payloads). Fixed at "
+          + "format time; not changeable at run time.")
+  public boolean encryptDataAtRest = false;
+
+  @Option(names = "--encryption_key_file", defaultValue = "",
+      description = "Cluster key file (hex), created 0600 at first format if missing. NOT "
+          + "secure: anyone who reads it can decrypt the cluster; use a KMS in production. "
+          + "Required with --encrypt_data_at_rest; every server of a cluster needs the same key.")
+  public String encryptionKeyFile = "";
+
+  @Option(names = "--encryption_key_length", defaultValue = "256",
+      description = "AES key length in bits for new keys: 128, 192 or 256. Not changeable at "
+          + "run time.")
+  public int encryptionKeyLength = 256;
+
   @Option(names = "--rpc_num_service_threads", defaultValue = "16",
       description = "Threads serving RPCs.")
   public int rpcNumServiceThreads = 16;
@@ -69,6 +85,18 @@ public class ServerOptions {
   @Option(names = "--raft_property",
       description = "Unsafe, for experts: a raw Ratis property key=value (repeatable).")
   public Map<String, String> raftProperties = new LinkedHashMap<>();
+
+  /**
+   * The cluster key file. There is no default: a per-server default would give each server its
+   * own "cluster" key and tablets could not move between them.
+   */
+  public Path encryptionKeyFile() {
+    if (encryptionKeyFile.isEmpty()) {
+      throw NyalaException.invalidArgument("--encrypt_data_at_rest needs --encryption_key_file "
+          + "(the cluster key file shared by all servers)");
+    }
+    return Path.of(encryptionKeyFile);
+  }
 
   /** The data dirs as paths; at least one is required. */
   public List<Path> dataDirs() {

@@ -1,5 +1,6 @@
 package io.nyala.master.catalog;
 
+import com.google.protobuf.ByteString;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
@@ -20,6 +21,9 @@ import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.common.proto.metadata.TableStatePB;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.security.KeyMaterial;
+import io.nyala.common.security.KeyProvider;
+import io.nyala.common.security.WrappedKey;
 import io.nyala.master.placement.ReplicaPlacer;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSDescriptor;
@@ -61,8 +65,19 @@ public final class CatalogManager {
    */
   private final ReentrantLock ddlLock = new ReentrantLock();
 
+  /** Wraps new tablet keys; null when the cluster does not encrypt. */
+  private final KeyProvider keys;
+  private final int keyBits;
+
+  /**
+   * {@code keys} (null: no encryption) wraps a fresh {@code keyBits} data key for each new
+   * tablet; the catalog keeps it wrapped and tablet creation hands it to the replicas.
+   */
   public CatalogManager(SysCatalog catalog, TSManager tsManager, TSAdminClient admin,
-      ReplicaPlacer placer, Settings settings, LongSupplier nanoClock) {
+      ReplicaPlacer placer, Settings settings, LongSupplier nanoClock, KeyProvider keys,
+      int keyBits) {
+    this.keys = keys;
+    this.keyBits = keyBits;
     this.catalog = catalog;
     this.tsManager = tsManager;
     this.admin = admin;
@@ -135,13 +150,18 @@ public final class CatalogManager {
       SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder()
           .addOps(SysCatalogOpPB.newBuilder().setPutTable(table));
       for (int i = 0; i < partitions.size(); i++) {
-        SysTabletEntryPB t = SysTabletEntryPB.newBuilder()
+        SysTabletEntryPB.Builder tb = SysTabletEntryPB.newBuilder()
             .setTabletId(RaftIds.newId())
             .setTableId(table.getTableId())
             .setPartition(partitions.get(i))
             .addAllReplicas(peers(placement.get(i)))
-            .setState(SysTabletStatePB.SYS_TABLET_CREATING)
-            .build();
+            .setState(SysTabletStatePB.SYS_TABLET_CREATING);
+        if (keys != null) {
+          WrappedKey w = keys.wrapServerKey(KeyMaterial.random(keyBits));
+          tb.setWrappedTabletKey(ByteString.copyFrom(w.wrapped()))
+              .setTabletKeyVersion(w.clusterKeyVersion());
+        }
+        SysTabletEntryPB t = tb.build();
         tablets.add(t);
         batch.addOps(SysCatalogOpPB.newBuilder().setPutTablet(t));
       }

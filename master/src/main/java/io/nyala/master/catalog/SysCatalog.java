@@ -5,8 +5,10 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftPeers;
+import io.nyala.common.env.Env;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.security.LogPayloads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,11 +43,19 @@ public final class SysCatalog {
       RaftGroupId.valueOf(UUID.fromString("6e79616c-612d-7379-732d-636174616c6f"));
   private static final long WRITE_TIMEOUT_MS = 15_000;
 
-  private final SysCatalogStateMachine stateMachine = new SysCatalogStateMachine();
+  private final SysCatalogStateMachine stateMachine;
   /** Identifies this master's writes to Ratis' retry cache; call ids are unique per process. */
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
   private volatile RaftServer server;
+
+  /**
+   * A catalog whose snapshots go through {@code env} (sensitive) and whose log entries are
+   * sealed by {@code payloads} (a pass-through when the master does not encrypt).
+   */
+  public SysCatalog(Env env, LogPayloads payloads) {
+    this.stateMachine = new SysCatalogStateMachine(env, payloads);
+  }
 
   /** The registry handing Ratis this catalog's state machine. */
   public StateMachine.Registry registry() {

@@ -1,18 +1,20 @@
 package io.nyala.master.catalog;
 
 import io.nyala.common.NyalaException;
-import io.nyala.common.fs.AtomicFiles;
+import io.nyala.common.env.Env;
+import io.nyala.common.env.OpenOptions;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
+import io.nyala.common.security.LogPayloads;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -26,6 +28,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +49,10 @@ final class SysCatalogStateMachine extends BaseStateMachine {
   };
 
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  /** The door for snapshot files (sensitive: they hold every table's schema). */
+  private final Env env;
+  /** Seals entries under the catalog key on the leader; opens them on apply. */
+  private final LogPayloads payloads;
   /**
    * Guards {@link #state} and keeps the last-applied term/index consistent with it, so a
    * snapshot never pairs a state with the wrong index. Held only for in-memory work.
@@ -53,6 +60,11 @@ final class SysCatalogStateMachine extends BaseStateMachine {
   private final Object lock = new Object();
   private CatalogState state = new CatalogState();
   private volatile Runnable leaderListener = () -> { };
+
+  SysCatalogStateMachine(Env env, LogPayloads payloads) {
+    this.env = env;
+    this.payloads = payloads;
+  }
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
@@ -81,14 +93,26 @@ final class SysCatalogStateMachine extends BaseStateMachine {
     leaderListener.run();
   }
 
+  /** On the leader: seals the batch under this term's catalog key before it is appended. */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    if (!payloads.isSealing()) {
+      return super.startTransaction(request);
+    }
+    long term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
+    byte[] sealed = payloads.seal(term, request.getMessage().getContent().toByteArray());
+    return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
+        .setLogData(UnsafeByteOperations.unsafeWrap(sealed)).build();
+  }
+
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     SysCatalogBatchPB batch;
     try {
       batch = SysCatalogBatchPB.parseFrom(
-          entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
-    } catch (IOException e) {
+          payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray()));
+    } catch (IOException | NyalaException e) {
       // Only this master writes entries, so a bad one means the log is damaged.
       LOG.error("sys catalog entry {} is corrupt", entry.getIndex(), e);
       return CompletableFuture.failedFuture(NyalaException.corruption(
@@ -128,7 +152,7 @@ final class SysCatalogStateMachine extends BaseStateMachine {
     }
     File f = storage.getSnapshotFile(ti.getTerm(), ti.getIndex());
     try {
-      AtomicFiles.write(f.toPath(), pb.toByteArray());
+      env.replaceFile(f.toPath(), pb.toByteArray(), OpenOptions.SENSITIVE);
     } catch (NyalaException e) {
       throw new IOException(e.getMessage(), e);
     }
@@ -152,8 +176,8 @@ final class SysCatalogStateMachine extends BaseStateMachine {
     }
     SysCatalogSnapshotPB pb;
     try {
-      pb = SysCatalogSnapshotPB.parseFrom(Files.readAllBytes(f.toPath()));
-    } catch (IOException e) {
+      pb = SysCatalogSnapshotPB.parseFrom(env.readFile(f.toPath(), OpenOptions.SENSITIVE));
+    } catch (IOException | NyalaException e) {
       throw new IOException("sys catalog snapshot " + f + " is unreadable: " + e.getMessage(), e);
     }
     synchronized (lock) {

@@ -135,6 +135,9 @@ final class TabletCreator {
         .setSchema(table.getSchema())
         .setPartitionSchema(table.getPartitionSchema())
         .addAllPeers(tablet.getReplicasList())
+        // Still wrapped by the cluster key: each tserver re-wraps it under its own server key.
+        .setWrappedTabletKey(tablet.getWrappedTabletKey())
+        .setTabletKeyVersion(tablet.getTabletKeyVersion())
         .build();
   }
 }

@@ -30,6 +30,11 @@ final class LocalClusterCommand implements Callable<Integer> {
       description = "Run each server as its own process (default: all in this JVM).")
   boolean processes;
 
+  @Option(names = "--encrypt",
+      description = "Encrypt data at rest on every server, with a cluster key file created in "
+          + "the data dir (NOT secure: for trying encryption out).")
+  boolean encrypt;
+
   @Option(names = "--master-flag", description = "A flag for every master (repeatable).")
   List<String> masterFlags = List.of();
 
@@ -44,6 +49,7 @@ final class LocalClusterCommand implements Callable<Integer> {
         .numTabletServers(tservers)
         .dataRoot(dataDir.toAbsolutePath())
         .keepData(true)
+        .encryption(encrypt)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
     masterFlags.forEach(b::masterFlag);
     tserverFlags.forEach(b::tserverFlag);

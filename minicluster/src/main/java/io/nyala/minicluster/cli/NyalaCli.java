@@ -1,8 +1,8 @@
 package io.nyala.minicluster.cli;
 
 import io.nyala.common.NyalaException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code nyala} command line: local clusters, table tools, load generation, servers. */
 @Command(name = "nyala", mixinStandardHelpOptions = true,
@@ -14,6 +14,9 @@ import picocli.CommandLine.Command;
         TableCommand.class,
         ServerCommands.MasterCommand.class,
         ServerCommands.TserverCommand.class,
+        ToolCommands.PbcCommand.class,
+        ToolCommands.FsCommand.class,
+        ToolCommands.BenchCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class NyalaCli implements Runnable {

@@ -1,12 +1,14 @@
 package io.nyala.tserver.consensus;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.env.Env;
 import io.nyala.common.proto.metadata.PerRowResultPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.proto.metadata.WriteResultPB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.tablet.MemTabletStore;
 import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.TabletStore;
@@ -21,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -57,6 +60,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final String tabletId;
   private final Schema schema;
   private final Listener listener;
+  /** The door for snapshot files (sensitive: they hold every row). */
+  private final Env env;
+  /** Seals payloads on the leader, opens them on every replica. */
+  private final LogPayloads payloads;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   /** Replaced wholesale when a snapshot is loaded (initialize, reinitialize). */
   private volatile TabletStore store;
@@ -64,7 +71,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
-  public TabletStateMachine(String tabletId, Schema schema, Listener listener) {
+  public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
+      LogPayloads payloads) {
+    this.env = env;
+    this.payloads = payloads;
     this.tabletId = tabletId;
     this.schema = schema;
     this.listener = listener;
@@ -98,7 +108,7 @@ public final class TabletStateMachine extends BaseStateMachine {
       return;
     }
     TabletStore s = new MemTabletStore(schema);
-    s.loadSnapshot(snap.getFile().getPath());
+    s.loadSnapshot(env, snap.getFile().getPath());
     store = s;
     setLastAppliedTermIndex(snap.getTermIndex());
     signalApplied(snap.getIndex());
@@ -124,11 +134,28 @@ public final class TabletStateMachine extends BaseStateMachine {
       return -1;
     }
     File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    store.writeSnapshot(f.toPath());
+    store.writeSnapshot(env, f.toPath());
     MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(f);
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(f.toPath(), md5), last));
     LOG.info("tablet {}: wrote snapshot at {}", tabletId, last);
     return last.getIndex();
+  }
+
+  /**
+   * On the leader, before the entry is appended: seals the payload under this term's key so
+   * that the Raft log of every replica holds only ciphertext.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    if (!payloads.isSealing()) {
+      return super.startTransaction(request);
+    }
+    // If leadership was lost meanwhile the entry is never appended, so sealing under the newer
+    // term cannot put a repeated nonce on disk.
+    long term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
+    byte[] sealed = payloads.seal(term, request.getMessage().getContent().toByteArray());
+    return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
+        .setLogData(UnsafeByteOperations.unsafeWrap(sealed)).build();
   }
 
   @Override
@@ -136,7 +163,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
     try {
-      ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
+      byte[] data = payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray());
       TabletOpPB op = TabletOpPB.parseFrom(data);
       if (!op.hasWrite()) {
         throw NyalaException.corruption("tablet %s: entry %d holds no known operation",

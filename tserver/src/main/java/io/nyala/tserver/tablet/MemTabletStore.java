@@ -1,6 +1,7 @@
 package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.env.Env;
 import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
@@ -219,16 +220,16 @@ public final class MemTabletStore implements TabletStore {
   }
 
   @Override
-  public void writeSnapshot(Path file) throws IOException {
+  public void writeSnapshot(Env env, Path file) throws IOException {
     synchronized (lock) {
-      StoreSnapshotFile.write(file, schema, lastApplied, historyHorizon, rows);
+      StoreSnapshotFile.write(env, file, schema, lastApplied, historyHorizon, rows);
     }
   }
 
   @Override
-  public void loadSnapshot(Path file) throws IOException {
+  public void loadSnapshot(Env env, Path file) throws IOException {
     synchronized (lock) {
-      StoreSnapshotFile.Contents c = StoreSnapshotFile.read(file, schema);
+      StoreSnapshotFile.Contents c = StoreSnapshotFile.read(env, file, schema);
       rows.clear();
       rows.putAll(c.rows());
       long live = 0;

@@ -1,24 +1,19 @@
 package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
-import io.nyala.common.fs.AtomicFiles;
+import io.nyala.common.env.Env;
+import io.nyala.common.env.OpenOptions;
 import io.nyala.common.proto.RowBlockPB;
 import io.nyala.common.proto.SchemaPB;
 import io.nyala.common.row.RowBlock;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.tablet.RowVersions.Version;
 import java.io.ByteArrayInputStream;
-import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,54 +36,49 @@ final class StoreSnapshotFile {
 
   record Contents(long lastApplied, long historyHorizon, Map<byte[], RowVersions> rows) {}
 
-  static void write(Path file, Schema schema, long lastApplied, long horizon,
+  /**
+   * Writes the snapshot through {@code env} as a sensitive file (it holds every row), built in
+   * memory first: the store is in memory too, so this at most doubles it briefly.
+   */
+  static void write(Env env, Path file, Schema schema, long lastApplied, long horizon,
       Map<byte[], RowVersions> rows) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".writing");
     CRC32C crc = new CRC32C();
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-      OutputStream raw = Channels.newOutputStream(ch);
-      DataOutputStream out = new DataOutputStream(
-          new BufferedOutputStream(new CheckedOutputStream(raw, crc), 1 << 16));
-      out.writeLong(MAGIC);
-      out.writeInt(FORMAT);
-      out.writeLong(lastApplied);
-      out.writeLong(horizon);
-      byte[] schemaBytes = schema.toPb().toByteArray();
-      out.writeInt(schemaBytes.length);
-      out.write(schemaBytes);
-      RowBlock block = new RowBlock(schema);
-      // Snapshot the map view once: the caller holds the writer lock, so it cannot change.
-      List<Map.Entry<byte[], RowVersions>> entries = new ArrayList<>(rows.entrySet());
-      out.writeInt(entries.size());
-      for (Map.Entry<byte[], RowVersions> e : entries) {
-        out.writeInt(e.getKey().length);
-        out.write(e.getKey());
-        Version[] vs = e.getValue().all();
-        out.writeInt(vs.length);
-        for (Version v : vs) {
-          out.writeLong(v.index());
-          out.writeBoolean(v.isTombstone());
-          if (!v.isTombstone()) {
-            block.add(v.row());
-          }
+    ByteArrayOutputStream raw = new ByteArrayOutputStream(1 << 16);
+    DataOutputStream out = new DataOutputStream(new CheckedOutputStream(raw, crc));
+    out.writeLong(MAGIC);
+    out.writeInt(FORMAT);
+    out.writeLong(lastApplied);
+    out.writeLong(horizon);
+    byte[] schemaBytes = schema.toPb().toByteArray();
+    out.writeInt(schemaBytes.length);
+    out.write(schemaBytes);
+    RowBlock block = new RowBlock(schema);
+    // Snapshot the map view once: the caller holds the writer lock, so it cannot change.
+    List<Map.Entry<byte[], RowVersions>> entries = new ArrayList<>(rows.entrySet());
+    out.writeInt(entries.size());
+    for (Map.Entry<byte[], RowVersions> e : entries) {
+      out.writeInt(e.getKey().length);
+      out.write(e.getKey());
+      Version[] vs = e.getValue().all();
+      out.writeInt(vs.length);
+      for (Version v : vs) {
+        out.writeLong(v.index());
+        out.writeBoolean(v.isTombstone());
+        if (!v.isTombstone()) {
+          block.add(v.row());
         }
       }
-      byte[] blockBytes = block.toPb().toByteArray();
-      out.writeInt(blockBytes.length);
-      out.write(blockBytes);
-      out.flush();
-      DataOutputStream trailer = new DataOutputStream(raw);
-      trailer.writeInt((int) crc.getValue());
-      trailer.flush();
-      ch.force(true);
     }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    AtomicFiles.syncDir(file.getParent());
+    byte[] blockBytes = block.toPb().toByteArray();
+    out.writeInt(blockBytes.length);
+    out.write(blockBytes);
+    out.flush();
+    new DataOutputStream(raw).writeInt((int) crc.getValue());
+    env.replaceFile(file, raw.toByteArray(), OpenOptions.SENSITIVE);
   }
 
-  static Contents read(Path file, Schema tabletSchema) throws IOException {
-    byte[] all = Files.readAllBytes(file);
+  static Contents read(Env env, Path file, Schema tabletSchema) throws IOException {
+    byte[] all = env.readFile(file, OpenOptions.SENSITIVE);
     if (all.length < 4) {
       throw NyalaException.corruption("snapshot %s is truncated (%d bytes)", file, all.length);
     }

@@ -1,5 +1,6 @@
 package io.nyala.tserver.tablet;
 
+import io.nyala.common.env.Env;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import java.io.IOException;
@@ -45,8 +46,8 @@ public interface TabletStore {
   void collectGarbage();
 
   /** Writes every retained row version to {@code file} (created or replaced). */
-  void writeSnapshot(Path file) throws IOException;
+  void writeSnapshot(Env env, Path file) throws IOException;
 
   /** Replaces this store's contents with a snapshot written by {@link #writeSnapshot}. */
-  void loadSnapshot(Path file) throws IOException;
+  void loadSnapshot(Env env, Path file) throws IOException;
 }

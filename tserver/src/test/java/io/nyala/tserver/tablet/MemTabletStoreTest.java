@@ -1,10 +1,8 @@
 package io.nyala.tserver.tablet;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.nyala.common.env.Env;
 import io.nyala.common.row.ColumnPredicate;
 import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.RowOpType;
@@ -19,6 +17,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(30)
 class MemTabletStoreTest {
@@ -202,9 +202,9 @@ class MemTabletStoreTest {
     apply(op(RowOpType.UPDATE, "id", 1, "v", "b"), op(RowOpType.INSERT, "id", 2, "v", "c"));
     apply(op(RowOpType.DELETE, "id", 2));
     Path f = dir.resolve("snap");
-    store.writeSnapshot(f);
+    store.writeSnapshot(Env.plain(), f);
     MemTabletStore copy = new MemTabletStore(SCHEMA);
-    copy.loadSnapshot(f);
+    copy.loadSnapshot(Env.plain(), f);
     assertThat(copy.lastAppliedIndex()).isEqualTo(index);
     assertThat(copy.liveRowCount()).isEqualTo(1);
     ScanSpec at = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, old);
@@ -214,7 +214,7 @@ class MemTabletStoreTest {
     byte[] bytes = java.nio.file.Files.readAllBytes(f);
     bytes[bytes.length / 2] ^= 1;
     java.nio.file.Files.write(f, bytes);
-    assertThatThrownBy(() -> new MemTabletStore(SCHEMA).loadSnapshot(f))
+    assertThatThrownBy(() -> new MemTabletStore(SCHEMA).loadSnapshot(Env.plain(), f))
         .hasMessageContaining("CRC mismatch");
   }
 

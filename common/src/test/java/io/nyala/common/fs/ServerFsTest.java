@@ -1,0 +1,70 @@
+package io.nyala.common.fs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.common.env.OpenOptions;
+import io.nyala.common.proto.metadata.InstancePB;
+import io.nyala.common.security.FileKeyProvider;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ServerFsTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void encryptedFormatKeepsTheInstanceFilePlainAndReopensWithTheSameKey() throws Exception {
+    FileKeyProvider keys = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
+    Path wal = dir.resolve("wal");
+    ServerFs fs = ServerFs.openOrFormat(wal, List.of(dir.resolve("data")), "tserver", keys, 192);
+    assertThat(fs.env().isEncrypting()).isTrue();
+    InstancePB pb = InstancePB.parseFrom(Files.readAllBytes(wal.resolve(ServerFs.INSTANCE)));
+    assertThat(pb.getServerKeyBits()).isEqualTo(192);
+    assertThat(pb.getServerKeyVersion()).isEqualTo(1);
+    assertThat(pb.getWrappedServerKey().size()).isEqualTo(24 + 8);
+
+    Path secret = wal.resolve("secret");
+    fs.env().replaceFile(secret, "NYALA-PLAINTEXT-CANARY".getBytes(StandardCharsets.UTF_8),
+        OpenOptions.SENSITIVE);
+    assertThat(new String(Files.readAllBytes(secret), StandardCharsets.ISO_8859_1))
+        .doesNotContain("NYALA-PLAINTEXT-CANARY");
+    ServerFs again = ServerFs.openOrFormat(wal, List.of(dir.resolve("data")), "tserver", keys, 256);
+    assertThat(again.uuid()).isEqualTo(fs.uuid());
+    assertThat(again.serverKey()).isEqualTo(fs.serverKey());
+    assertThat(new String(again.env().readFile(secret, OpenOptions.SENSITIVE),
+        StandardCharsets.UTF_8)).isEqualTo("NYALA-PLAINTEXT-CANARY");
+  }
+
+  @Test
+  void anotherClusterKeyOrNoEncryptionFailsFastNamingTheFiles() {
+    FileKeyProvider keys = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
+    FileKeyProvider other = FileKeyProvider.openOrCreate(dir.resolve("other.key"), 256);
+    Path wal = dir.resolve("wal");
+    ServerFs.openOrFormat(wal, List.of(wal), "master", keys, 256);
+    assertThatThrownBy(() -> ServerFs.openOrFormat(wal, List.of(wal), "master", other, 256))
+        .hasMessageContaining(wal.resolve(ServerFs.INSTANCE).toString())
+        .hasMessageContaining(dir.resolve("other.key").toString())
+        .hasMessageContaining("server key");
+    assertThatThrownBy(() -> ServerFs.openOrFormat(wal, List.of(wal), "master"))
+        .hasMessageContaining("formatted with encryption");
+  }
+
+  @Test
+  void encryptionCannotBeTurnedOnForAPlainServer() {
+    Path wal = dir.resolve("wal");
+    ServerFs fs = ServerFs.openOrFormat(wal, List.of(wal), "master");
+    assertThat(fs.env().isEncrypting()).isFalse();
+    assertThat(fs.instance().getWrappedServerKey().isEmpty()).isTrue();
+    FileKeyProvider keys = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 128);
+    assertThatThrownBy(() -> ServerFs.openOrFormat(wal, List.of(wal), "master", keys, 128))
+        .hasMessageContaining("formatted without encryption");
+  }
+}
