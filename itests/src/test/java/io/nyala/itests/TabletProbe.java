@@ -18,7 +18,15 @@ import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ServerInfo;
+import io.nyala.common.proto.tserver.NewScanRequestPB;
+import io.nyala.common.proto.tserver.ReadModePB;
+import io.nyala.common.proto.tserver.ScanRequestPB;
+import io.nyala.common.proto.tserver.ScanResponsePB;
+import io.nyala.common.row.RowBlock;
+import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -116,6 +124,35 @@ final class TabletProbe implements AutoCloseable {
         .withDeadlineAfter(15, TimeUnit.SECONDS)
         .transferLeadership(TransferLeadershipRequestPB.newBuilder().setTabletId(tabletId)
             .setNewLeaderUuid(cluster.tabletServer(to).uuid()).setTimeoutMs(10_000).build());
+  }
+
+  /**
+   * Every key of {@code tabletId} as tablet server {@code index} serves them, read straight from
+   * it with READ_LATEST, page after page of one scanner.
+   *
+   * @throws NyalaException the server's error (e.g. NOT_LEADER)
+   */
+  Set<Long> scanKeys(int index, String tabletId) {
+    Set<Long> keys = new HashSet<>();
+    ScanResponsePB resp = tserver(index, 30_000).scan(ScanRequestPB.newBuilder()
+        .setNewScanRequest(NewScanRequestPB.newBuilder().setTabletId(tabletId)
+            .addProjectedColumns("key").setReadMode(ReadModePB.READ_LATEST))
+        .setBatchSizeRows(5000).build());
+    int seq = 0;
+    while (true) {
+      if (NyalaException.isError(resp.getError())) {
+        throw NyalaException.fromPb(resp.getError());
+      }
+      Schema projection = Schema.fromPb(resp.getProjection());
+      for (Object[] row : RowBlock.decode(projection, resp.getData())) {
+        keys.add((Long) row[0]);
+      }
+      if (!resp.getHasMoreResults()) {
+        return keys;
+      }
+      resp = tserver(index, 30_000).scan(ScanRequestPB.newBuilder()
+          .setScannerId(resp.getScannerId()).setCallSeqId(++seq).setBatchSizeRows(5000).build());
+    }
   }
 
   /** The tablet server's info, for messages. */
