@@ -97,6 +97,11 @@ class StaleReadIT {
         cluster.resumeTabletServer(old);
       }
       ScanResponsePB resp = scanDirect(old, tablet);
+      // Which of the two safe answers came back, so a run shows what it exercised.
+      System.out.printf("StaleReadIT round %d: old leader %s answered %s%n", round,
+          probe.info(old).name(), NyalaException.isError(resp.getError())
+              ? resp.getError().getCode() + " (" + resp.getError().getMessage() + ")"
+              : resp.getData().getNumRows() + " rows at snapshot " + resp.getSnapIndex());
       if (NyalaException.isError(resp.getError())) {
         assertThat(resp.getError().getCode().name())
             .as("round %d: old leader %s refused with: %s", round, probe.info(old).name(),
