@@ -12,6 +12,8 @@ import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.grpc.StatusRuntimeException;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.proto.tserver.NewScanRequestPB;
 import io.nyala.common.proto.tserver.ReadModePB;
 import io.nyala.common.proto.tserver.ScanRequestPB;
@@ -25,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,9 +36,10 @@ import org.junit.jupiter.api.Timeout;
 /**
  * No stale reads from a deposed leader (issue 3, Done-when 2). The leader of a fresh tablet is
  * frozen with SIGSTOP; once another replica leads, a row is written through it; the old leader
- * is thawed and at once sent a scan directly (no client, no cache). It still believes it leads
- * until it hears the new term, so only the linearizable read point protects the scan: the answer
- * must be NOT_LEADER or contain the new row. Five rounds, each on a fresh table.
+ * is thawed while the other two are frozen, so it hears of no new term, and is sent a scan
+ * directly (no client, no cache): any answer but rows without the new one is fine (no answer at
+ * all is the expected one). The others are thawed and the old leader is scanned again: the
+ * answer must be NOT_LEADER or contain the new row. Five rounds, each on a fresh table.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StaleReadIT {
@@ -94,9 +98,22 @@ class StaleReadIT {
         assertThat(r.hasRowError()).as("write with the old leader frozen: %s", r.getRowError())
             .isFalse();
       } finally {
+        // Freeze the other two first, so the thawed old leader hears from nobody and may go on
+        // believing it leads: only the linearizable read point stands between it and a stale
+        // answer. (Ratis may still step it down on its own for lost heartbeats.)
+        for (int i : others(old)) {
+          cluster.pauseTabletServer(i);
+        }
         cluster.resumeTabletServer(old);
       }
-      ScanResponsePB resp = scanDirect(old, tablet);
+      try {
+        checkWhileIsolated(round, old, tablet, newKey);
+      } finally {
+        for (int i : others(old)) {
+          cluster.resumeTabletServer(i);
+        }
+      }
+      ScanResponsePB resp = scanDirect(old, tablet, 30_000);
       // Which of the two safe answers came back, so a run shows what it exercised.
       System.out.printf("StaleReadIT round %d: old leader %s answered %s%n", round,
           probe.info(old).name(), NyalaException.isError(resp.getError())
@@ -116,6 +133,35 @@ class StaleReadIT {
     }
   }
 
+  /**
+   * The old leader is thawed, the others frozen: any answer is fine but stale rows; no answer
+   * (the read cannot reach a quorum) is the expected refusal.
+   */
+  private static void checkWhileIsolated(int round, int old, String tablet, long newKey) {
+    ListTabletsResponsePB.StatusPB st = probe.status(old, tablet);
+    String outcome;
+    try {
+      ScanResponsePB resp = scanDirect(old, tablet, 3_000);
+      if (NyalaException.isError(resp.getError())) {
+        outcome = resp.getError().getCode() + " (" + resp.getError().getMessage() + ")";
+      } else {
+        outcome = resp.getData().getNumRows() + " rows";
+        assertThat(keys(resp)).as("round %d: isolated old leader %s answered a scan", round,
+            probe.info(old).name()).contains(newKey);
+      }
+    } catch (StatusRuntimeException e) {
+      outcome = "no answer (" + e.getStatus().getCode() + ")";
+    }
+    System.out.printf("StaleReadIT round %d: isolated old leader %s (role %s, term %s) -> %s%n",
+        round, probe.info(old).name(), st == null ? "?" : st.getRole(),
+        st == null ? "?" : st.getTerm(), outcome);
+  }
+
+  private static List<Integer> others(int server) {
+    return IntStream.range(0, cluster.numTabletServers()).filter(i -> i != server).boxed()
+        .toList();
+  }
+
   private static OperationResponse write(NyalaTable table, long k) {
     Operation op = table.newInsert();
     op.getRow().addLong("key", k).addString("name", TestRows.name(k))
@@ -126,11 +172,11 @@ class StaleReadIT {
   }
 
   /** A fresh READ_LATEST scan of the whole tablet, sent straight to tablet server {@code i}. */
-  private static ScanResponsePB scanDirect(int i, String tablet) {
+  private static ScanResponsePB scanDirect(int i, String tablet, long deadlineMs) {
     ScanRequestPB req = ScanRequestPB.newBuilder().setNewScanRequest(NewScanRequestPB.newBuilder()
             .setTabletId(tablet).addProjectedColumns("key").setReadMode(ReadModePB.READ_LATEST))
         .setBatchSizeRows(1000).setCloseScanner(false).build();
-    return probe.tserver(i, 30_000).scan(req);
+    return probe.tserver(i, deadlineMs).scan(req);
   }
 
   private static Set<Long> keys(ScanResponsePB resp) {
