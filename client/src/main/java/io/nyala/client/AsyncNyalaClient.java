@@ -70,7 +70,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.adminOperationTimeoutMs = b.adminOperationTimeoutMs;
     this.maxWriteRequestBytes = b.maxWriteRequestBytes;
     this.master = new MasterProxy(masterAddresses, transport, backoff);
-    this.tabletCaller = new TabletCaller(transport, backoff);
+    this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs);
     this.batcher = new Batcher(this);
     byte[] id = new byte[16];
     new SecureRandom().nextBytes(id);
@@ -280,6 +280,11 @@ public final class AsyncNyalaClient implements AutoCloseable {
     return adminOperationTimeoutMs;
   }
 
+  /** @return how long one tablet RPC attempt waits for its answer, in milliseconds */
+  public long getDefaultRpcTimeoutMs() {
+    return tabletCaller.attemptTimeoutMs();
+  }
+
   /** @return the cap on the encoded row bytes of one write request */
   public int getMaxWriteRequestBytes() {
     return maxWriteRequestBytes;
@@ -365,6 +370,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     private final List<HostPort> masters;
     private long operationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
     private long adminOperationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
+    private long rpcTimeoutMs = TimeUnit.SECONDS.toMillis(5);
     private int maxWriteRequestBytes = 896 << 10;
 
     /**
@@ -404,6 +410,25 @@ public final class AsyncNyalaClient implements AutoCloseable {
      */
     public Builder defaultAdminOperationTimeoutMs(long ms) {
       this.adminOperationTimeoutMs = positive("admin operation timeout", ms);
+      return this;
+    }
+
+    /**
+     * Sets how long one attempt of a tablet RPC (a write batch or a scan page) may wait for its
+     * answer. When it passes, the attempt is abandoned and the same request is sent again — to
+     * whichever replica is leader by then — while the operation timeout has time left. Without
+     * it, a leader that froze, or that committed a write but whose answer was lost, would hold
+     * the operation until its deadline. Retried writes keep their sequence number, so a write
+     * that did commit is answered with its first outcome, not applied twice.
+     *
+     * <p>Keep it well under the operation timeout, and above the longest a healthy server takes
+     * to answer one request.
+     *
+     * @param ms milliseconds, positive (default 5 000); capped by the operation's deadline
+     * @return this
+     */
+    public Builder defaultRpcTimeoutMs(long ms) {
+      this.rpcTimeoutMs = positive("RPC timeout", ms);
       return this;
     }
 

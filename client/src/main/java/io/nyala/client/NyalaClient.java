@@ -151,6 +151,17 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
+     * @param ms time one tablet RPC attempt may wait for its answer before the client gives up
+     *     on it and retries (default 5 000); see
+     *     {@link AsyncNyalaClient.Builder#defaultRpcTimeoutMs}
+     * @return this
+     */
+    public Builder defaultRpcTimeoutMs(long ms) {
+      inner.defaultRpcTimeoutMs(ms);
+      return this;
+    }
+
+    /**
      * @param bytes cap on one write request's encoded rows (default 896 KiB)
      * @return this
      */

@@ -92,7 +92,8 @@ final class TabletScan {
     Transport transport = client.transport();
     Replica r = replica;
     return transport.<ScanResponsePB>call(r.rpcAddress(),
-            obs -> transport.tserver(r.rpcAddress(), deadline).scan(req, obs))
+            obs -> transport.tserver(r.rpcAddress(),
+                deadline.forAttempt(client.tabletCaller().attemptTimeoutMs())).scan(req, obs))
         .handle((resp, err) -> {
           NyalaException e = err != null ? NyalaException.from(err)
               : NyalaException.isError(resp.getError()) ? NyalaException.fromPb(resp.getError())

@@ -76,6 +76,25 @@ class WriteTest {
   }
 
   @Test
+  void anUnansweredAttemptTimesOutAndIsRetriedLongBeforeTheDeadline() {
+    try (ClientFixture g = new ClientFixture(1, 3, b -> b.defaultRpcTimeoutMs(300))) {
+      NyalaTable t = g.createTable("m", 1, 3);
+      FakeTablet tablet = g.tablet("m", 0);
+      tablet.leader().withholdNextWriteAnswers(2);
+
+      // Without a per-attempt timeout the first attempt would hold the call until the 10 s
+      // operation deadline and end it with TIMED_OUT.
+      OperationResponse r = g.client.newSession().apply(insert(t, 1, "a"));
+
+      assertThat(r.hasRowError()).as("%s", r).isFalse();
+      assertThat(tablet.appliedWrites()).isEqualTo(1);
+      assertThat(tablet.leader().writes).hasSizeGreaterThanOrEqualTo(3)
+          .extracting(WriteRequestPB::getSeqNo).containsOnly(tablet.leader().writes.get(0)
+              .getSeqNo());
+    }
+  }
+
+  @Test
   void givesUpAfterTheTimeoutNamingTabletAndLastError() {
     NyalaTable t = f.createTable("m", 1, 3);
     f.tablet("m", 0).leader().onEveryWrite(

@@ -88,12 +88,16 @@ public class TabletServer extends ServerBase {
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
 
     WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,
-        topts.maxWriteRequestBytes, metrics);
+        topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit, metrics);
+    if (topts.faultDropWriteResponseAfterCommit) {
+      LOG.warn("UNSAFE test fault on: --fault_drop_write_response_after_commit withholds the "
+          + "first answer to every committed write");
+    }
     ScanHandler scans = new ScanHandler(tabletManager, () -> raftServer, scanners,
         topts.scannerDefaultBatchRows, metrics);
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners),
-        new TabletServerServices.Admin(tabletManager, scanners)));
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();

@@ -1,6 +1,9 @@
 package io.nyala.tserver;
 
 import io.grpc.stub.StreamObserver;
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -13,11 +16,14 @@ import io.nyala.common.proto.tserver.ScannerKeepAliveRequestPB;
 import io.nyala.common.proto.tserver.ScannerKeepAliveResponsePB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
+import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
+import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.rpc.Rpcs;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -77,14 +83,41 @@ final class TabletServerServices {
     }
   }
 
-  /** Admin path, called by the master: CreateTablet, DeleteTablet. */
+  /**
+   * Admin path: CreateTablet and DeleteTablet (called by the master), TransferLeadership
+   * (operators and tests).
+   */
   static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
+    /** How long a leadership transfer may take when the request does not say. */
+    private static final long DEFAULT_TRANSFER_TIMEOUT_MS = 5000;
+
     private final TabletManager tablets;
+    private final Supplier<RaftServer> raft;
     private final ScannerManager scanners;
 
-    Admin(TabletManager tablets, ScannerManager scanners) {
+    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners) {
       this.tablets = tablets;
+      this.raft = raft;
       this.scanners = scanners;
+    }
+
+    @Override
+    public void transferLeadership(TransferLeadershipRequestPB req,
+        StreamObserver<TransferLeadershipResponsePB> out) {
+      Rpcs.respondAsync(out, () -> {
+        TabletReplica replica = tablets.get(req.getTabletId());
+        RaftServer server = raft.get();
+        RaftServer.Division d = replica.division(server);
+        RaftPeerId target = RaftIds.peerId(req.getNewLeaderUuid());
+        if (req.getNewLeaderUuid().isEmpty() || d.getRaftConf().getPeer(target) == null) {
+          throw NyalaException.notFound("tablet %s has no replica on tablet server '%s'",
+              req.getTabletId(), req.getNewLeaderUuid());
+        }
+        replica.checkLeader(server);
+        long timeout = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : DEFAULT_TRANSFER_TIMEOUT_MS;
+        return RaftCalls.transferLeadership(server, replica.groupId(), target, timeout)
+            .thenApply(v -> TransferLeadershipResponsePB.getDefaultInstance());
+      }, e -> TransferLeadershipResponsePB.newBuilder().setError(e).build());
     }
 
     @Override

@@ -36,4 +36,12 @@ public class TserverOptions extends ServerOptions {
       description = "Ratis snapshots a tablet after this many log entries (auto trigger), so "
           + "restarts replay at most that many. Default: ${DEFAULT-VALUE}.")
   public long tabletSnapshotThresholdEntries = 100000;
+
+  @Option(names = "--fault_drop_write_response_after_commit", defaultValue = "false",
+      description = "UNSAFE, for tests only: the first time this server would answer a "
+          + "committed write that carries a client id, it sends no answer at all (the write "
+          + "stays applied), so the client's attempt times out and it retries; a retry of the "
+          + "same client id and sequence number is answered. Proves exactly-once writes. Never "
+          + "set it in production. Default: ${DEFAULT-VALUE}.")
+  public boolean faultDropWriteResponseAfterCommit;
 }

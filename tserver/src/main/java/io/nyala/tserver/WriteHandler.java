@@ -15,6 +15,10 @@ import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.tablet.RowMutator;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
@@ -26,20 +30,40 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * The Write RPC: validates the request against the tablet (size, schema, row encoding) before
  * anything is replicated, then submits one Raft entry under the client's id and sequence number
  * so that Ratis' retry cache makes a retried write exactly-once.
+ *
+ * <p>With the test-only fault {@code --fault_drop_write_response_after_commit} it withholds the
+ * first answer to each committed (client id, sequence number), leaving the client's call to time
+ * out after the write was applied: the case exactly-once exists for.
  */
 final class WriteHandler {
+  /** How many answered-once writes the fault remembers; older ones would be dropped again. */
+  private static final int FAULT_MEMORY = 100_000;
+
   private final TabletManager tablets;
   private final Supplier<RaftServer> raft;
   private final long maxRequestBytes;
   private final MetricRegistry.Counter rowsWritten;
+  private final MetricRegistry.Counter responsesDropped;
+  /** Writes whose answer the fault already withheld once; null when the fault is off. */
+  private final Set<String> droppedOnce;
 
   WriteHandler(TabletManager tablets, Supplier<RaftServer> raft, long maxRequestBytes,
-      MetricRegistry metrics) {
+      boolean faultDropResponseAfterCommit, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;
     this.maxRequestBytes = maxRequestBytes;
     this.rowsWritten = metrics.counter("rows_written_total",
         "Rows written successfully through Write RPCs served by this server as leader");
+    this.responsesDropped = metrics.counter("fault_write_responses_dropped_total",
+        "Answers to committed writes withheld by --fault_drop_write_response_after_commit");
+    this.droppedOnce = !faultDropResponseAfterCommit ? null
+        : Collections.synchronizedSet(Collections.newSetFromMap(
+            new LinkedHashMap<String, Boolean>() {
+              @Override
+              protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > FAULT_MEMORY;
+              }
+            }));
   }
 
   CompletableFuture<WriteResponsePB> write(WriteRequestPB req) {
@@ -67,8 +91,23 @@ final class WriteHandler {
     TabletOpPB op = TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
         .setSchema(req.getSchema()).setRowOperations(req.getRowOperations())).build();
     ByteString payload = UnsafeByteOperations.unsafeWrap(op.toByteArray());
-    return RaftCalls.write(server, replica.groupId(), clientId, callId, payload)
-        .thenApply(reply -> toResponse(parse(reply), rows));
+    CompletableFuture<WriteResponsePB> answer =
+        RaftCalls.write(server, replica.groupId(), clientId, callId, payload)
+            .thenApply(reply -> toResponse(parse(reply), rows));
+    if (droppedOnce == null || req.getClientId().isEmpty()) {
+      // Without a client id a retry could not be told from a new write: nothing to prove.
+      return answer;
+    }
+    String invocation = java.util.HexFormat.of().formatHex(req.getClientId().toByteArray())
+        + "#" + callId;
+    return answer.thenCompose(resp -> {
+      if (!droppedOnce.add(invocation)) {
+        return CompletableFuture.completedFuture(resp);
+      }
+      responsesDropped.add(1);
+      // Never completes: the gRPC call stays open until the client's deadline cancels it.
+      return new CompletableFuture<>();
+    });
   }
 
   private static WriteResultPB parse(ByteString reply) {

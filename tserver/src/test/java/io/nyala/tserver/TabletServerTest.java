@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.grpc.StatusRuntimeException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -23,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -215,5 +217,27 @@ class TabletServerTest {
   private void restart0() {
     ts.close();
     ts = TserverFixture.start(opts);
+  }
+
+  @Test
+  void faultWithholdsTheFirstAnswerToACommittedWriteOnly() {
+    opts.faultDropWriteResponseAfterCommit = true;
+    restart();
+    WriteRequestPB req = inserts(tablet, 0, 5, RowOpType.INSERT).toBuilder()
+        .setClientId(TserverFixture.clientId()).setSeqNo(1).build();
+    assertThatThrownBy(() -> fx.data(ts).withDeadlineAfter(2, TimeUnit.SECONDS).write(req))
+        .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("DEADLINE_EXCEEDED");
+    assertThat(fx.scanAll(ts, tablet, 100)).as("the write was applied all the same").hasSize(5);
+    assertThat(ts.metrics().value("fault_write_responses_dropped_total")).isEqualTo(1);
+
+    WriteResponsePB retry = fx.write(ts, req);
+    assertThat(retry.hasError()).isFalse();
+    assertThat(retry.getPerRowErrorsList()).as("answered with the first outcome").isEmpty();
+    WriteResponsePB anonymous = fx.data(ts).withDeadlineAfter(10, TimeUnit.SECONDS)
+        .write(inserts(tablet, 0, 1, RowOpType.INSERT));
+    assertThat(anonymous.getPerRowErrors(0).getError().getCode())
+        .as("a write without client id is answered (and is a duplicate)")
+        .isEqualTo(StatusCodePB.ALREADY_PRESENT);
+    assertThat(fx.scanAll(ts, tablet, 100)).hasSize(5);
   }
 }

@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * NOT_FOUND for the tablet likewise moves on and refreshes the locations; a server's
  * SERVICE_UNAVAILABLE or TIMED_OUT is retried on the same replica. Each retry waits with
  * exponential backoff and jitter. Other errors end the call with the server's error.
+ *
+ * <p>Each attempt has its own deadline, at most the per-attempt RPC timeout: a replica that took
+ * the request and never answers (frozen, partitioned, or its answer lost after the write
+ * committed) must not use up the whole operation deadline, or the retry that the exactly-once
+ * protocol relies on would never be sent. A timed-out attempt counts as an unreachable replica.
  */
 public final class TabletCaller {
   private static final Logger LOG = LoggerFactory.getLogger(TabletCaller.class);
@@ -50,7 +55,7 @@ public final class TabletCaller {
      *
      * @param tablet the tablet as currently cached
      * @param replica the replica to call
-     * @param deadline the call's deadline
+     * @param deadline this attempt's deadline (at most the per-attempt timeout)
      * @return the response; transport failures complete exceptionally
      */
     CompletableFuture<R> send(RemoteTablet tablet, Replica replica, Deadline deadline);
@@ -68,16 +73,29 @@ public final class TabletCaller {
 
   private final Transport transport;
   private final Backoff backoff;
+  private final long attemptTimeoutMs;
 
   /**
    * A caller.
    *
    * @param transport the client's transport (for retry delays)
    * @param backoff the delays between attempts
+   * @param attemptTimeoutMs the longest one attempt may wait for its answer before it is
+   *     abandoned and retried (the operation's deadline still bounds the whole call)
    */
-  public TabletCaller(Transport transport, Backoff backoff) {
+  public TabletCaller(Transport transport, Backoff backoff, long attemptTimeoutMs) {
+    if (attemptTimeoutMs <= 0) {
+      throw new IllegalArgumentException(
+          "attempt timeout must be positive, got " + attemptTimeoutMs + " ms");
+    }
     this.transport = transport;
     this.backoff = backoff;
+    this.attemptTimeoutMs = attemptTimeoutMs;
+  }
+
+  /** @return the longest one attempt waits for its answer, in milliseconds */
+  public long attemptTimeoutMs() {
+    return attemptTimeoutMs;
   }
 
   /**
@@ -196,7 +214,7 @@ public final class TabletCaller {
               tablet));
           return;
         }
-        sender.send(tablet, replica, deadline).whenComplete((resp, sendErr) -> {
+        sender.send(tablet, replica, deadline.forAttempt(attemptTimeoutMs)).whenComplete((resp, sendErr) -> {
           try {
             onAnswer(tablet, replica, resp, sendErr);
           } catch (RuntimeException e) {

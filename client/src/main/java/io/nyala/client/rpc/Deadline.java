@@ -28,6 +28,23 @@ public final class Deadline {
     return new Deadline(System.nanoTime(), timeoutMillis);
   }
 
+  /**
+   * The deadline of one attempt of an operation: {@code attemptMillis} from now, but never later
+   * than this deadline, so that an attempt whose answer never comes ends in time for a retry.
+   *
+   * @param attemptMillis the time allowed for one attempt; positive
+   * @return the earlier of the two deadlines (its {@code timeoutMillis} is the attempt's share)
+   */
+  public Deadline forAttempt(long attemptMillis) {
+    if (attemptMillis <= 0) {
+      throw new IllegalArgumentException(
+          "attempt timeout must be positive, got " + attemptMillis + " ms");
+    }
+    long now = System.nanoTime();
+    long left = TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos()));
+    return new Deadline(now, Math.max(1, Math.min(attemptMillis, left)));
+  }
+
   /** @return the timeout this deadline was made from, in milliseconds */
   public long timeoutMillis() {
     return timeoutMillis;

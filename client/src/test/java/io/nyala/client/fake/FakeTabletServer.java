@@ -69,6 +69,9 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
   private final ConcurrentLinkedDeque<Hook<WriteRequestPB, WriteResponsePB>> nextWrites =
       new ConcurrentLinkedDeque<>();
   private volatile Hook<WriteRequestPB, WriteResponsePB> everyWrite;
+  /** How many coming writes to apply without ever answering. */
+  private final java.util.concurrent.atomic.AtomicInteger writesToWithhold =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final ConcurrentLinkedDeque<Hook<ScanRequestPB, ScanResponsePB>> nextScans =
       new ConcurrentLinkedDeque<>();
   private final Map<ByteString, FakeScanner> scanners = new ConcurrentHashMap<>();
@@ -101,6 +104,14 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
   }
 
   /** @param hook decides every write without a queued hook; null to stop */
+  /**
+   * Applies the next {@code n} writes but never answers them, as a server whose answer is lost
+   * after the write committed: only the caller's deadline ends those calls.
+   */
+  public void withholdNextWriteAnswers(int n) {
+    writesToWithhold.set(n);
+  }
+
   public void onEveryWrite(Hook<WriteRequestPB, WriteResponsePB> hook) {
     everyWrite = hook;
   }
@@ -123,6 +134,10 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
   @Override
   public void write(WriteRequestPB req, StreamObserver<WriteResponsePB> obs) {
     writes.add(req);
+    if (writesToWithhold.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      applyWrite(req);
+      return;
+    }
     try {
       Hook<WriteRequestPB, WriteResponsePB> h = nextWrites.poll();
       if (h == null) {

@@ -11,6 +11,8 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
@@ -42,6 +44,31 @@ public final class RaftCalls {
       ByteString query) {
     return submit(server, gid, ClientId.randomId(), 0, Message.valueOf(query),
         RaftClientRequest.readRequestType());
+  }
+
+  /**
+   * Asks the group's leader on this server to hand leadership to {@code newLeader}; completes
+   * once the new leader has taken over, fails with NOT_LEADER if this replica does not lead.
+   */
+  public static CompletableFuture<Void> transferLeadership(RaftServer server, RaftGroupId gid,
+      RaftPeerId newLeader, long timeoutMs) {
+    TransferLeadershipRequest req = new TransferLeadershipRequest(ClientId.randomId(),
+        server.getId(), gid, 0, newLeader, timeoutMs);
+    CompletableFuture<RaftClientReply> f;
+    try {
+      f = server.transferLeadershipAsync(req);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(translate(e, gid));
+    }
+    return f.handle((reply, t) -> {
+      if (t != null) {
+        throw translate(t, gid);
+      }
+      if (!reply.isSuccess()) {
+        throw translate(reply.getException(), gid);
+      }
+      return null;
+    });
   }
 
   public static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,

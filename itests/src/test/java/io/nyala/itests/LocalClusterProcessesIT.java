@@ -1,0 +1,129 @@
+package io.nyala.itests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.minicluster.cli.NyalaCli;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code nyala local-cluster --processes} (issue 3, Done-when 5): it runs as a real process,
+ * prints its masters and one {@code SERVER_PID=} line per server process, serves
+ * {@code perf loadgen}, and once it is stopped — SIGTERM as Ctrl-C does, or even SIGKILL, which
+ * runs no shutdown hook — none of those server processes is left alive.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class LocalClusterProcessesIT {
+  @TempDir
+  Path dir;
+
+  /** The local-cluster process, its MASTERS= value and its servers' pids. */
+  private record LocalCluster(Process process, String masters, List<Long> serverPids) {}
+
+  private LocalCluster start(Path dataDir) throws Exception {
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        "io.nyala.minicluster.cli.NyalaCli", "local-cluster", "--processes",
+        "--data-dir", dataDir.toString());
+    Process p = new ProcessBuilder(cmd)
+        .redirectError(dir.resolve("local-cluster-" + System.nanoTime() + ".log").toFile())
+        .start();
+    BufferedReader out = new BufferedReader(
+        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    CompletableFuture<LocalCluster> started = CompletableFuture.supplyAsync(() -> {
+      String masters = null;
+      List<Long> pids = new ArrayList<>();
+      try {
+        for (String line; (line = out.readLine()) != null; ) {
+          if (line.startsWith("MASTERS=")) {
+            masters = line.substring("MASTERS=".length());
+          } else if (line.startsWith("SERVER_PID=")) {
+            pids.add(Long.parseLong(line.substring("SERVER_PID=".length()).strip()));
+          } else if (line.startsWith("local cluster up")) {
+            return new LocalCluster(p, masters, List.copyOf(pids));
+          }
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      throw new IllegalStateException("local-cluster exited before it was up");
+    });
+    LocalCluster c = started.get(2, TimeUnit.MINUTES);
+    // Keep draining stdout so the process never blocks on a full pipe.
+    CompletableFuture.runAsync(() -> out.lines().forEach(l -> { }));
+    return c;
+  }
+
+  /** Runs a CLI command in this JVM; returns its exit code and stdout. */
+  private static String[] cli(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    int code;
+    synchronized (CliIT.class) { // CliIT swaps System.out the same way
+      System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+      try {
+        code = NyalaCli.run(args);
+      } finally {
+        System.setOut(old);
+      }
+    }
+    String out = buf.toString(StandardCharsets.UTF_8);
+    old.print(out);
+    return new String[] {String.valueOf(code), out};
+  }
+
+  private static void assertAllGone(List<Long> pids, String after) {
+    await("server processes " + pids + " gone after " + after).atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> pids.stream().noneMatch(pid ->
+            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+  }
+
+  @Test
+  @Timeout(value = 150, unit = TimeUnit.SECONDS)
+  void servesLoadgenAndLeavesNoChildAfterSigterm() throws Exception {
+    LocalCluster c = start(dir.resolve("data"));
+    try {
+      assertThat(c.masters()).as("MASTERS= line").isNotBlank();
+      assertThat(c.serverPids()).as("SERVER_PID= lines (1 master + 3 tablet servers)")
+          .hasSize(4).doesNotContain(c.process().pid());
+      for (long pid : c.serverPids()) {
+        assertThat(ProcessHandle.of(pid)).as("server pid %d", pid).isPresent();
+      }
+      String[] gen = cli("perf", "loadgen", "--masters", c.masters(), "--table", "t",
+          "--rows", "5000", "--replicas", "3", "--threads", "2");
+      assertThat(gen[0]).as(gen[1]).isEqualTo("0");
+      assertThat(gen[1]).contains("5000 rows");
+    } finally {
+      c.process().destroy(); // SIGTERM, as Ctrl-C's SIGINT: the shutdown hook stops the servers
+    }
+    assertThat(c.process().waitFor(60, TimeUnit.SECONDS)).as("local-cluster exits").isTrue();
+    assertAllGone(c.serverPids(), "SIGTERM");
+  }
+
+  @Test
+  @Timeout(value = 150, unit = TimeUnit.SECONDS)
+  void leavesNoChildEvenAfterSigkill() throws Exception {
+    LocalCluster c = start(dir.resolve("data-killed"));
+    try {
+      assertThat(c.serverPids()).hasSize(4);
+    } finally {
+      c.process().destroyForcibly(); // SIGKILL: no hook runs; the children watch their parent
+    }
+    assertThat(c.process().waitFor(60, TimeUnit.SECONDS)).as("local-cluster dies").isTrue();
+    assertAllGone(c.serverPids(), "SIGKILL");
+  }
+}
