@@ -88,11 +88,7 @@ final class ServerNode {
       s = new TabletServer(o);
     }
     try {
-      if (s instanceof MasterServer m) {
-        m.start();
-      } else {
-        ((TabletServer) s).start();
-      }
+      s.start();
     } catch (RuntimeException e) {
       s.close();
       throw e;

@@ -67,6 +67,9 @@ public abstract class ServerBase implements AutoCloseable {
         ? options.rpcAdvertised(rpcBind).toString() : options.serverName;
   }
 
+  /** Starts the server; returns once it serves RPCs, throws NyalaException if it cannot. */
+  public abstract void start();
+
   /** Step 1: log context, redaction, directories, metrics. */
   protected void openFs() {
     LogContext.set(name);
