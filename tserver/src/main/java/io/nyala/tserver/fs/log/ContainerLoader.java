@@ -62,6 +62,10 @@ final class ContainerLoader {
     Container c = new Container(env, dir, id, header);
     Map<Long, long[]> blocks = new HashMap<>();
     Path meta = c.metaPath();
+    if (encryptionHeaderTorn(meta)) {
+      repair(meta + ": encryption header torn (incomplete container): deleted", c::deleteFiles);
+      return;
+    }
     boolean complete;
     try (RandomReadFile f = env.newRandomReadFile(meta, OpenOptions.SENSITIVE)) {
       RecordSource src = f.size() <= opts.inmemReplayThresholdBytes()
@@ -95,6 +99,22 @@ final class ContainerLoader {
       return;
     }
     loaded.add(new Loaded(c, blocks));
+  }
+
+  /**
+   * A crash while creating an encrypted file can leave less than its 64-byte header, which the
+   * Env rightly calls corruption; for a container that is an incomplete creation. A plain stat,
+   * not Env, because the question is about physical bytes.
+   */
+  private boolean encryptionHeaderTorn(Path meta) {
+    if (!env.isEncrypting()) {
+      return false;
+    }
+    try {
+      return java.nio.file.Files.size(meta) < Container.ENCRYPTION_HEADER;
+    } catch (java.io.IOException e) {
+      throw NyalaException.ioError(meta + ": cannot stat: " + e, e);
+    }
   }
 
   private void apply(Container c, Map<Long, long[]> blocks, byte[] b, int off, int len,
