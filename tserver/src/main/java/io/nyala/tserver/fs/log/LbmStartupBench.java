@@ -68,15 +68,17 @@ public final class LbmStartupBench {
     LbmOptions stream = opts.withInmemThreshold(0);
     LbmOptions inMem = opts.withInmemThreshold(LbmOptions.DEFAULT_INMEM_THRESHOLD);
     long[] live = new long[2];
+    long[] liveMem = new long[2];
     reopen(stream, live);
-    reopen(inMem, live);
+    reopen(inMem, liveMem);
     long[] s = new long[p.reopens()];
     long[] m = new long[p.reopens()];
     for (int i = 0; i < p.reopens(); i++) {
       s[i] = reopen(stream, live);
-      m[i] = reopen(inMem, live);
-      if (live[0] != live[1]) {
-        throw new IllegalStateException("replay modes disagree: " + live[0] + " vs " + live[1]);
+      m[i] = reopen(inMem, liveMem);
+      if (!Arrays.equals(live, liveMem)) {
+        throw new IllegalStateException("replay modes disagree: streaming " + Arrays.toString(live)
+            + " vs in-memory " + Arrays.toString(liveMem) + " (blocks, containers)");
       }
     }
     return new Result(p, live[0], live[1], metaBytes, holes, buildSeconds, s, m);
