@@ -18,7 +18,7 @@ import java.util.Map;
  * directory; touches nothing shared, so the manager merges its results afterwards.
  */
 final class ContainerLoader {
-  /** A replayed container and its live blocks: id → {offset, length}. */
+  /** A replayed container and its live blocks: id → {offset, length, timestamp}. */
   record Loaded(Container container, Map<Long, long[]> blocks) {}
 
   private final LbmOptions opts;
@@ -39,6 +39,9 @@ final class ContainerLoader {
       if (n.endsWith(".metadata")) {
         String id = n.substring(0, n.length() - ".metadata".length());
         loadOne(dir, id, names.contains(id + ".data"));
+      } else if (n.endsWith(MetadataCompactor.TMP_SUFFIX)) {
+        repair(dir.resolve(n) + ": leftover of an interrupted compaction: deleted",
+            () -> env.deleteFile(dir.resolve(n)));
       } else if (n.endsWith(".data")
           && !names.contains(n.substring(0, n.length() - 5) + ".metadata")) {
         repair(dir.resolve(n) + ": data file without metadata (incomplete container): deleted",
@@ -98,6 +101,12 @@ final class ContainerLoader {
       repair(c + ": full container with no live blocks: deleted", c::deleteFiles);
       return;
     }
+    if (opts.repair() && c.isFull(opts) && blocks.size() * 2L <= c.created) {
+      long records = c.created;
+      MetadataCompactor.rewrite(env, c, blocks);
+      repairs.add(String.format("%s: full and mostly dead (%d live of %d created): metadata "
+          + "compacted", c, blocks.size(), records));
+    }
     loaded.add(new Loaded(c, blocks));
   }
 
@@ -127,7 +136,8 @@ final class ContainerLoader {
       long length = RecordFormat.getLong(b, off + 17);
       c.created++;
       c.nextOffset = Math.max(c.nextOffset, c.alignUp(offset + length));
-      if (blocks.putIfAbsent(id, new long[] {offset, length}) != null) {
+      long ts = RecordFormat.getLong(b, off + 25);
+      if (blocks.putIfAbsent(id, new long[] {offset, length, ts}) != null) {
         problems.add(String.format("block %016x: duplicate CREATE in %s at offset %d", id,
             c.metaPath(), pos));
       }

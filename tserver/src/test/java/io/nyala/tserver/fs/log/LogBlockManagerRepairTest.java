@@ -147,4 +147,38 @@ class LogBlockManagerRepairTest {
       assertThat(next.value()).isGreaterThan(highest.value());
     }
   }
+
+  @ParameterizedTest(name = "inMemory={0} encrypted={1}")
+  @MethodSource("io.nyala.tserver.fs.log.LbmFixture#variants")
+  void mostlyDeadFullContainerMetadataIsCompacted(boolean inMemory, boolean encrypted)
+      throws Exception {
+    Env env = LbmFixture.env(encrypted);
+    Path dir = root.resolve("d");
+    LbmOptions opts = LbmFixture.options(env, inMemory, dir).withMaxBlocks(10);
+    List<BlockId> ids;
+    try (LogBlockManager bm = LogBlockManager.open(opts)) {
+      ids = LbmFixture.create(bm, 10, 100);
+      LbmFixture.delete(bm, ids.subList(0, 6));
+    }
+    Path meta = LbmFixture.metadataFiles(env, dir).get(0);
+    Files.write(dir.resolve("0000000000000099" + MetadataCompactor.TMP_SUFFIX), new byte[3]);
+    try (LogBlockManager bm = LogBlockManager.open(opts)) {
+      assertThat(bm.startupReport().repairs()).hasSize(2)
+          .anyMatch(r -> r.contains("4 live of 10 created): metadata compacted"))
+          .anyMatch(r -> r.contains("leftover of an interrupted compaction"));
+      assertThat(bm.blockIds()).containsExactlyInAnyOrderElementsOf(ids.subList(6, 10));
+    }
+    assertThat(LbmFixture.logicalSize(env, meta))
+        .isEqualTo(RecordFormat.HEADER_SIZE + 4 * (RecordFormat.FRAME + RecordFormat.CREATE_SIZE));
+    try (LogBlockManager bm = LogBlockManager.open(opts)) {
+      assertThat(bm.startupReport().clean()).as(bm.startupReport().toString()).isTrue();
+      List<BlockId> more = LbmFixture.create(bm, 3, 100);
+      for (BlockId id : ids.subList(6, 10)) {
+        assertThat(bm.openBlock(id).readAll()).isEqualTo(LbmFixture.content(id, 100));
+      }
+      for (BlockId id : more) {
+        assertThat(bm.openBlock(id).readAll()).isEqualTo(LbmFixture.content(id, 100));
+      }
+    }
+  }
 }
