@@ -4,6 +4,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import java.nio.file.Path;
+import java.util.List;
 import org.slf4j.LoggerFactory;
 import org.slf4j.Logger;
 
@@ -47,23 +48,31 @@ final class HolePuncher {
     return LIBC != null;
   }
 
-  /** Punches {@code [physOffset, physOffset + len)}; returns whether the OS did it. */
-  static boolean punch(Path file, long physOffset, long len) {
-    if (LIBC == null || len <= 0) {
-      return false;
+  /**
+   * Punches each physical range {@code {offset, length, weight}} with one descriptor; returns
+   * the summed weight (blocks freed) of the ranges the OS punched.
+   */
+  static long punch(Path file, List<long[]> ranges) {
+    if (LIBC == null || ranges.isEmpty()) {
+      return 0;
     }
     int fd = LIBC.open(file.toString(), O_WRONLY);
     if (fd < 0) {
-      return false;
+      return 0;
     }
+    long done = 0;
     try {
-      int rc = LIBC.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, physOffset, len);
-      if (rc != 0 && !warned) {
-        warned = true;
-        LOG.warn("{}: fallocate(PUNCH_HOLE) failed (errno {}): holes are not punched", file,
-            Native.getLastError());
+      for (long[] r : ranges) {
+        int rc = LIBC.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, r[0], r[1]);
+        if (rc == 0) {
+          done += r[2];
+        } else if (!warned) {
+          warned = true;
+          LOG.warn("{}: fallocate(PUNCH_HOLE) failed (errno {}): holes are not punched", file,
+              Native.getLastError());
+        }
       }
-      return rc == 0;
+      return done;
     } finally {
       LIBC.close(fd);
     }

@@ -2,6 +2,7 @@ package io.nyala.tserver.fs.log;
 
 import io.nyala.common.NyalaException;
 import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockIdAllocator;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.BlockManagerMetrics;
 import io.nyala.tserver.fs.StartupReport;
@@ -232,13 +233,17 @@ public final class LogBlockManager implements BlockManager {
     }
     for (Map.Entry<Container, List<Long>> e : byContainer.entrySet()) {
       Container c = e.getKey();
+      List<Loc> freed = new ArrayList<>();
       for (long id : e.getValue()) {
         Loc l = blocks.remove(id);
         c.liveBlocks--;
         c.liveBytes -= l.length();
         if (l.length() > 0) {
-          puncher.execute(() -> punch(l));
+          freed.add(l);
         }
+      }
+      if (!freed.isEmpty()) {
+        puncher.execute(() -> punch(c, freed));
       }
       if (c.isFull(opts) && c.liveBlocks == 0) {
         c.deleteFiles();
@@ -249,17 +254,30 @@ public final class LogBlockManager implements BlockManager {
     return List.copyOf(ids);
   }
 
-  private void punch(Loc l) {
-    Container c = l.c();
+  /**
+   * Punches the freed ranges of one deletion in one container, merging neighbours: a batch
+   * that frees a run of blocks costs one fallocate, not one per block.
+   */
+  private void punch(Container c, List<Loc> freed) {
     synchronized (this) {
       if (c.deleted) {
         return;
       }
     }
-    long len = c.alignUp(l.offset() + l.length()) - l.offset();
-    if (HolePuncher.punch(c.dataPath(), l.offset() + c.headerBytes, len)) {
-      holesPunched.incrementAndGet();
+    freed.sort(java.util.Comparator.comparingLong(Loc::offset));
+    List<long[]> ranges = new ArrayList<>();
+    long[] cur = null;
+    for (Loc l : freed) {
+      long end = c.alignUp(l.offset() + l.length());
+      if (cur != null && cur[0] + cur[1] == l.offset() + c.headerBytes) {
+        cur[1] = end + c.headerBytes - cur[0];
+        cur[2]++;
+      } else {
+        cur = new long[] {l.offset() + c.headerBytes, end - l.offset(), 1};
+        ranges.add(cur);
+      }
     }
+    holesPunched.addAndGet(HolePuncher.punch(c.dataPath(), ranges));
   }
 
   /** Waits until every hole queued so far is punched. */

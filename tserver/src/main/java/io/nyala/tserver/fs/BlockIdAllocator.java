@@ -1,8 +1,7 @@
-package io.nyala.tserver.fs.log;
+package io.nyala.tserver.fs;
 
 import io.nyala.common.env.Env;
 import io.nyala.common.env.OpenOptions;
-import io.nyala.tserver.fs.BlockId;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -11,7 +10,7 @@ import java.nio.file.Path;
  * file write happens once per {@link #CHUNK} ids. "Max seen + 1" is not enough: when the
  * container holding the highest id is deleted, that id would come back.
  */
-final class BlockIdAllocator {
+public final class BlockIdAllocator {
   static final String FILE = "block_id_hwm";
   static final long CHUNK = 1 << 16;
   private final Env env;
@@ -20,7 +19,8 @@ final class BlockIdAllocator {
   private long next;
   private long reservedUntil;
 
-  BlockIdAllocator(Env env, Path dir, long maxIdSeen) {
+  /** Resumes above both the persisted mark and {@code maxIdSeen} (ids found on disk). */
+  public BlockIdAllocator(Env env, Path dir, long maxIdSeen) {
     this.env = env;
     this.file = dir.resolve(FILE);
     long hwm = 0;
@@ -32,7 +32,7 @@ final class BlockIdAllocator {
     reservedUntil = next;
   }
 
-  synchronized BlockId next() {
+  public synchronized BlockId next() {
     if (next >= reservedUntil) {
       reservedUntil = next + CHUNK;
       env.replaceFile(file, Long.toString(reservedUntil).getBytes(StandardCharsets.US_ASCII),
