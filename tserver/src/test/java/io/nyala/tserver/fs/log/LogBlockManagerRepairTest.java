@@ -181,4 +181,24 @@ class LogBlockManagerRepairTest {
       }
     }
   }
+
+  @ParameterizedTest(name = "inMemory={0} encrypted={1}")
+  @MethodSource("io.nyala.tserver.fs.log.LbmFixture#variants")
+  void deadFullContainerLeftByACrashIsDeletedAtStartup(boolean inMemory, boolean encrypted) {
+    Env env = LbmFixture.env(encrypted);
+    Path dir = root.resolve("d");
+    LbmOptions unlimited = LbmFixture.options(env, inMemory, dir);
+    try (LogBlockManager bm = LogBlockManager.open(unlimited)) {
+      // Not full under these options, so deleting every block keeps the files: the state a
+      // crash between the DELETE records and the file deletion leaves behind.
+      LbmFixture.delete(bm, LbmFixture.create(bm, 2, 10));
+    }
+    assertThat(LbmFixture.metadataFiles(env, dir)).hasSize(1);
+    try (LogBlockManager bm = LogBlockManager.open(unlimited.withMaxBlocks(2))) {
+      assertThat(bm.startupReport().repairs()).singleElement().asString()
+          .contains("full container with no live blocks: deleted");
+      assertThat(bm.blockIds()).isEmpty();
+    }
+    assertThat(env.listDir(dir)).noneMatch(n -> n.endsWith(".data") || n.endsWith(".metadata"));
+  }
 }
