@@ -66,7 +66,7 @@ final class ToolCommands {
 
   /** {@code nyala fs}: a server's directories. */
   @Command(name = "fs", mixinStandardHelpOptions = true,
-      description = "A server's directories.", subcommands = {DumpInstance.class})
+      description = "A server's directories.", subcommands = {DumpInstance.class, LbmCommands.FsCheck.class})
   static final class FsCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -117,7 +117,7 @@ final class ToolCommands {
 
   /** {@code nyala bench}: micro-benchmarks that print figures. */
   @Command(name = "bench", mixinStandardHelpOptions = true,
-      description = "Micro-benchmarks.", subcommands = {BenchCrypto.class})
+      description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,119 @@
+package io.nyala.minicluster.cli;
+
+import io.nyala.common.env.Env;
+import io.nyala.tserver.fs.log.LbmOptions;
+import io.nyala.tserver.fs.log.LbmStartupBench;
+import io.nyala.tserver.fs.log.LogBlockManager;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code bench lbm-startup} and {@code fs check}: the log block manager offline. */
+final class LbmCommands {
+  private LbmCommands() {}
+
+  /** {@code nyala bench lbm-startup}. */
+  @Command(name = "lbm-startup", mixinStandardHelpOptions = true,
+      description = {"Builds a log block manager layout (1-byte blocks, shuffled per-batch "
+          + "deletions), then times reopens with streaming and with in-memory metadata replay.",
+          "Prints the median of each mode and the speedup."})
+  static final class BenchLbmStartup implements Callable<Integer> {
+    @Option(names = "--batches", defaultValue = "500") int batches;
+    @Option(names = "--blocks-per-batch", defaultValue = "1000") int blocksPerBatch;
+    @Option(names = "--dirs", defaultValue = "8") int dirs;
+    @Option(names = "--deleted-percent", defaultValue = "90") int deletedPercent;
+    @Option(names = "--reopens", defaultValue = "5") int reopens;
+    @Option(names = "--encrypt", description = "Encrypt the containers (AES-256-CTR).")
+    boolean encrypt;
+    @Option(names = "--max-blocks", defaultValue = "-1",
+        description = "--log_container_max_blocks (-1 = unlimited).") long maxBlocks;
+    @Option(names = "--work-dir", description = "Where to build (default: a temp dir, removed).")
+    Path workDir;
+    @Option(names = "--json", description = "Print one JSON object.") boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      boolean temp = workDir == null;
+      Path dir = temp ? Files.createTempDirectory("lbm-bench") : workDir;
+      AtomicLong done = new AtomicLong();
+      LbmStartupBench.Result r;
+      try (Progress p = new Progress(System.err, "creating blocks",
+          (long) batches * blocksPerBatch, done::get)) {
+        r = LbmStartupBench.run(new LbmStartupBench.Params(batches, blocksPerBatch, dirs,
+            deletedPercent, reopens, encrypt, maxBlocks, dir), done);
+      } finally {
+        if (temp) {
+          deleteTree(dir);
+        }
+      }
+      System.out.println(json ? toJson(r) : toText(r));
+      return 0;
+    }
+
+    private String toText(LbmStartupBench.Result r) {
+      return String.format("lbm-startup: %d batches x %d blocks, %d dirs, %d%% deleted, %s, "
+          + "max-blocks %d%n"
+          + "layout: %d containers, %d live blocks, %.1f MiB metadata (%.1f MiB when timed, "
+          + "after startup compaction), %d holes punched, built in %.1f s%n"
+          + "streaming: median %.0f ms %s%n"
+          + "in-memory: median %.0f ms %s%n"
+          + "speedup:   %.2fx", batches, blocksPerBatch, dirs, deletedPercent,
+          encrypt ? "encrypted" : "plain", maxBlocks, r.containers(), r.liveBlocks(),
+          r.metadataBytes() / 1048576.0, r.timedMetadataBytes() / 1048576.0, r.holesPunched(), r.buildSeconds(),
+          r.streamingMedianMs(), Arrays.toString(r.streamingMs()), r.inMemoryMedianMs(),
+          Arrays.toString(r.inMemoryMs()), r.speedup());
+    }
+
+    private String toJson(LbmStartupBench.Result r) {
+      return String.format("{\"batches\":%d,\"blocks_per_batch\":%d,\"dirs\":%d,"
+          + "\"deleted_percent\":%d,\"encrypt\":%b,\"max_blocks\":%d,\"containers\":%d,"
+          + "\"live_blocks\":%d,\"metadata_bytes\":%d,\"timed_metadata_bytes\":%d,"
+          + "\"holes_punched\":%d,"
+          + "\"build_seconds\":%.3f,\"streaming_ms\":%s,\"inmem_ms\":%s,"
+          + "\"streaming_median_ms\":%.1f,\"inmem_median_ms\":%.1f,\"speedup\":%.3f}",
+          batches, blocksPerBatch, dirs, deletedPercent, encrypt, maxBlocks, r.containers(),
+          r.liveBlocks(), r.metadataBytes(), r.timedMetadataBytes(), r.holesPunched(), r.buildSeconds(),
+          Arrays.toString(r.streamingMs()).replace(" ", ""),
+          Arrays.toString(r.inMemoryMs()).replace(" ", ""), r.streamingMedianMs(),
+          r.inMemoryMedianMs(), r.speedup());
+    }
+  }
+
+  /** {@code nyala fs check}. */
+  @Command(name = "check", mixinStandardHelpOptions = true,
+      description = "Replays the log block manager's containers and prints what was found "
+          + "(containers, live blocks, bytes, damage); --repair also repairs it. Plain data dirs"
+          + " only (encrypted dirs need the server key: not yet).")
+  static final class FsCheck implements Callable<Integer> {
+    @Option(names = "--fs_data_dirs", split = ",", required = true,
+        description = "The server's data dirs.")
+    List<Path> dataDirs;
+
+    @Option(names = "--repair", description = "Repair what startup would repair.")
+    boolean repair;
+
+    @Override
+    public Integer call() {
+      LbmOptions o = LbmOptions.defaults(Env.plain(), dataDirs).withRepair(repair);
+      try (LogBlockManager bm = LogBlockManager.open(o)) {
+        System.out.print(bm.startupReport());
+        return bm.startupReport().clean() ? 0 : 1;
+      }
+    }
+  }
+
+  private static void deleteTree(Path dir) throws java.io.IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,8 @@
+package io.nyala.tserver.fs;
+
+/**
+ * Metrics of a block manager (DESIGN §6). {@code holesPunched} counts deleted blocks whose range was really punched,
+ * so a file system that silently refuses shows as zero.
+ */
+public record BlockManagerMetrics(long blocksUnderManagement, long bytesUnderManagement,
+    long containers, long fullContainers, long holesPunched, long deadContainersDeleted) {}

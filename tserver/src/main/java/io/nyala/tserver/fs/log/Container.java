@@ -1,0 +1,119 @@
+package io.nyala.tserver.fs.log;
+
+import io.nyala.common.env.Env;
+import io.nyala.common.env.OpenMode;
+import io.nyala.common.env.OpenOptions;
+import io.nyala.common.env.ReadWriteFile;
+import io.nyala.common.env.WritableFile;
+import java.nio.file.Path;
+
+/**
+ * One container: {@code <id>.data} holding blocks at file-system-block-aligned physical
+ * offsets and {@code <id>.metadata}, its record file. Mutable state is guarded by the owning
+ * {@link LogBlockManager}'s lock; files are opened lazily and kept open.
+ */
+final class Container {
+  static final int FS_BLOCK = 4096;
+  /** Bytes an encrypted Env puts before logical offset 0. */
+  static final int ENCRYPTION_HEADER = 64;
+
+  final Path dir;
+  final String id;
+  /** Physical minus logical offset: blocks are aligned physically so holes free whole blocks. */
+  final int headerBytes;
+  private final Env env;
+  private ReadWriteFile data;
+  private WritableFile meta;
+  /** Next logical offset to write a block at; guarded by the manager's lock. */
+  long nextOffset;
+  /** CREATE records ever written (a container is full by count of them). */
+  long created;
+  long liveBlocks;
+  long liveBytes;
+  boolean deleted;
+
+  Container(Env env, Path dir, String id, int headerBytes) {
+    this.env = env;
+    this.dir = dir;
+    this.id = id;
+    this.headerBytes = headerBytes;
+  }
+
+  Path dataPath() {
+    return dir.resolve(id + ".data");
+  }
+
+  Path metaPath() {
+    return dir.resolve(id + ".metadata");
+  }
+
+  /** Creates both files with a metadata header, durably. */
+  static Container create(Env env, Path dir, String id) {
+    Container c = new Container(env, dir, id, env.isEncrypting() ? ENCRYPTION_HEADER : 0);
+    c.data = env.newReadWriteFile(c.dataPath(), OpenOptions.SENSITIVE.withMode(
+        OpenMode.CREATE_NEW));
+    c.meta = env.newWritableFile(c.metaPath(), OpenOptions.SENSITIVE.withMode(
+        OpenMode.CREATE_NEW));
+    c.meta.append(RecordFormat.header());
+    c.data.sync();
+    c.meta.sync();
+    env.syncDir(dir);
+    c.nextOffset = c.alignUp(0);
+    return c;
+  }
+
+  /** The first logical offset at or after {@code off} whose physical offset is aligned. */
+  long alignUp(long off) {
+    long phys = off + headerBytes;
+    return (phys + FS_BLOCK - 1) / FS_BLOCK * FS_BLOCK - headerBytes;
+  }
+
+  synchronized ReadWriteFile data() {
+    if (data == null) {
+      data = env.newReadWriteFile(dataPath(), OpenOptions.SENSITIVE.withMode(
+          OpenMode.OPEN_EXISTING));
+    }
+    return data;
+  }
+
+  synchronized WritableFile meta() {
+    if (meta == null) {
+      meta = env.newWritableFile(metaPath(), OpenOptions.SENSITIVE.withMode(
+          OpenMode.OPEN_EXISTING));
+    }
+    return meta;
+  }
+
+  boolean isFull(LbmOptions o) {
+    return nextOffset >= o.maxSize() || (o.maxBlocks() > 0 && created >= o.maxBlocks());
+  }
+
+  synchronized void close() {
+    if (data != null) {
+      data.close();
+      data = null;
+    }
+    if (meta != null) {
+      meta.close();
+      meta = null;
+    }
+  }
+
+  /** Closes and removes both files. */
+  void deleteFiles() {
+    close();
+    deleted = true;
+    if (env.exists(dataPath())) {
+      env.deleteFile(dataPath());
+    }
+    if (env.exists(metaPath())) {
+      env.deleteFile(metaPath());
+    }
+    env.syncDir(dir);
+  }
+
+  @Override
+  public String toString() {
+    return dir.resolve(id).toString();
+  }
+}

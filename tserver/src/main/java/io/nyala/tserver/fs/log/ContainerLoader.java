@@ -1,0 +1,184 @@
+package io.nyala.tserver.fs.log;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.env.Env;
+import io.nyala.common.env.OpenMode;
+import io.nyala.common.env.OpenOptions;
+import io.nyala.common.env.RandomReadFile;
+import io.nyala.common.env.ReadWriteFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Loads the containers of one data directory: replays each metadata file (streaming or from
+ * one bulk read, by size), then repairs what a crash can leave. Runs on its own thread per
+ * directory; touches nothing shared, so the manager merges its results afterwards.
+ */
+final class ContainerLoader {
+  /** A replayed container and its live blocks: id → {offset, length, timestamp}. */
+  record Loaded(Container container, Map<Long, long[]> blocks) {}
+
+  private final LbmOptions opts;
+  private final Env env;
+  final List<String> repairs = new ArrayList<>();
+  final List<String> problems = new ArrayList<>();
+  final List<Loaded> loaded = new ArrayList<>();
+  long maxIdSeen = -1;
+
+  ContainerLoader(LbmOptions opts) {
+    this.opts = opts;
+    this.env = opts.env();
+  }
+
+  void loadDir(Path dir) {
+    List<String> names = env.listDir(dir);
+    for (String n : names) {
+      if (n.endsWith(".metadata")) {
+        String id = n.substring(0, n.length() - ".metadata".length());
+        loadOne(dir, id, names.contains(id + ".data"));
+      } else if (n.endsWith(MetadataCompactor.TMP_SUFFIX)) {
+        repair(dir.resolve(n) + ": leftover of an interrupted compaction: deleted",
+            () -> env.deleteFile(dir.resolve(n)));
+      } else if (n.endsWith(".data")
+          && !names.contains(n.substring(0, n.length() - 5) + ".metadata")) {
+        repair(dir.resolve(n) + ": data file without metadata (incomplete container): deleted",
+            () -> env.deleteFile(dir.resolve(n)));
+      }
+    }
+  }
+
+  private void repair(String what, Runnable action) {
+    if (opts.repair()) {
+      action.run();
+      repairs.add(what);
+    } else {
+      problems.add(what.replace(": deleted", ": needs deletion")
+          .replace(": truncated", ": needs truncation"));
+    }
+  }
+
+  private void loadOne(Path dir, String id, boolean hasData) {
+    int header = env.isEncrypting() ? Container.ENCRYPTION_HEADER : 0;
+    Container c = new Container(env, dir, id, header);
+    Map<Long, long[]> blocks = new HashMap<>();
+    Path meta = c.metaPath();
+    if (encryptionHeaderTorn(meta)) {
+      repair(meta + ": encryption header torn (incomplete container): deleted", c::deleteFiles);
+      return;
+    }
+    boolean complete;
+    try (RandomReadFile f = env.newRandomReadFile(meta, OpenOptions.SENSITIVE)) {
+      RecordSource src = f.size() <= opts.inmemReplayThresholdBytes()
+          ? RecordSource.inMemory(f) : RecordSource.streaming(f);
+      complete = RecordParser.checkHeader(src, meta);
+      if (complete) {
+        RecordParser.Result r = RecordParser.parse(src, meta,
+            (b, off, len, pos) -> apply(c, blocks, b, off, len, pos));
+        if (r.tailProblem() != null) {
+          long end = r.validEnd();
+          repair(meta + ": " + r.tailProblem() + ": truncated to " + end, () -> truncate(meta, end));
+        }
+      }
+    }
+    if (!complete) {
+      repair(meta + ": metadata shorter than its header (incomplete container): deleted",
+          c::deleteFiles);
+      return;
+    }
+    if (!hasData) {
+      if (blocks.isEmpty()) {
+        repair(meta + ": metadata without data file and no live blocks: deleted", c::deleteFiles);
+      } else {
+        problems.add(meta + ": data file missing: " + blocks.size() + " live blocks lost");
+      }
+      return;
+    }
+    checkExtents(c, blocks);
+    if (c.isFull(opts) && blocks.isEmpty()) {
+      repair(c + ": full container with no live blocks: deleted", c::deleteFiles);
+      return;
+    }
+    if (opts.repair() && c.isFull(opts) && blocks.size() * 2L <= c.created) {
+      long records = c.created;
+      MetadataCompactor.rewrite(env, c, blocks);
+      repairs.add(String.format("%s: full and mostly dead (%d live of %d created): metadata "
+          + "compacted", c, blocks.size(), records));
+    }
+    loaded.add(new Loaded(c, blocks));
+  }
+
+  /**
+   * A crash while creating an encrypted file can leave less than its 64-byte header, which the
+   * Env rightly calls corruption; for a container that is an incomplete creation. A plain stat,
+   * not Env, because the question is about physical bytes.
+   */
+  private boolean encryptionHeaderTorn(Path meta) {
+    if (!env.isEncrypting()) {
+      return false;
+    }
+    try {
+      return java.nio.file.Files.size(meta) < Container.ENCRYPTION_HEADER;
+    } catch (java.io.IOException e) {
+      throw NyalaException.ioError(meta + ": cannot stat: " + e, e);
+    }
+  }
+
+  private void apply(Container c, Map<Long, long[]> blocks, byte[] b, int off, int len,
+      long pos) {
+    byte type = b[off];
+    long id = RecordFormat.getLong(b, off + 1);
+    maxIdSeen = Math.max(maxIdSeen, id);
+    if (type == RecordFormat.CREATE && len == RecordFormat.CREATE_SIZE) {
+      long offset = RecordFormat.getLong(b, off + 9);
+      long length = RecordFormat.getLong(b, off + 17);
+      c.created++;
+      c.nextOffset = Math.max(c.nextOffset, c.alignUp(offset + length));
+      long ts = RecordFormat.getLong(b, off + 25);
+      if (blocks.putIfAbsent(id, new long[] {offset, length, ts}) != null) {
+        problems.add(String.format("block %016x: duplicate CREATE in %s at offset %d", id,
+            c.metaPath(), pos));
+      }
+    } else if (type == RecordFormat.DELETE && len == RecordFormat.DELETE_SIZE) {
+      if (blocks.remove(id) == null) {
+        problems.add(String.format("block %016x: DELETE without CREATE in %s at offset %d", id,
+            c.metaPath(), pos));
+      }
+    } else {
+      throw NyalaException.corruption("%s: unknown record type %d of %d bytes at offset %d",
+          c.metaPath(), type, len, pos);
+    }
+  }
+
+  /** A CREATE past the end of the data file names bytes that never reached the disk. */
+  private void checkExtents(Container c, Map<Long, long[]> blocks) {
+    long dataSize;
+    try (RandomReadFile d = env.newRandomReadFile(c.dataPath(), OpenOptions.SENSITIVE)) {
+      dataSize = d.size();
+    }
+    c.nextOffset = Math.max(c.nextOffset, c.alignUp(0));
+    var it = blocks.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      long[] ext = e.getValue();
+      if (ext[0] + ext[1] > dataSize) {
+        problems.add(String.format("block %016x: CREATE beyond end of %s (offset %d, length %d,"
+            + " file size %d): dropped", e.getKey(), c.dataPath(), ext[0], ext[1], dataSize));
+        it.remove();
+      } else {
+        c.liveBlocks++;
+        c.liveBytes += ext[1];
+      }
+    }
+  }
+
+  private void truncate(Path meta, long end) {
+    try (ReadWriteFile f = env.newReadWriteFile(meta, OpenOptions.SENSITIVE.withMode(
+        OpenMode.OPEN_EXISTING))) {
+      f.truncate(end);
+      f.sync();
+    }
+  }
+}
