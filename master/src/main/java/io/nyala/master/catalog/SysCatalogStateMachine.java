@@ -1,6 +1,7 @@
 package io.nyala.master.catalog;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
@@ -28,7 +29,6 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
-import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,10 +99,7 @@ final class SysCatalogStateMachine extends BaseStateMachine {
     if (!payloads.isSealing()) {
       return super.startTransaction(request);
     }
-    long term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
-    byte[] sealed = payloads.seal(term, request.getMessage().getContent().toByteArray());
-    return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
-        .setLogData(UnsafeByteOperations.unsafeWrap(sealed)).build();
+    return SealedEntries.start(this, payloads, request);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.nyala.tserver.consensus;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
 import io.nyala.common.proto.metadata.PerRowResultPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
@@ -150,12 +151,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     if (!payloads.isSealing()) {
       return super.startTransaction(request);
     }
-    // If leadership was lost meanwhile the entry is never appended, so sealing under the newer
-    // term cannot put a repeated nonce on disk.
-    long term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
-    byte[] sealed = payloads.seal(term, request.getMessage().getContent().toByteArray());
-    return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
-        .setLogData(UnsafeByteOperations.unsafeWrap(sealed)).build();
+    return SealedEntries.start(this, payloads, request);
   }
 
   @Override
