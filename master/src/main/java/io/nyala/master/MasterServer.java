@@ -1,6 +1,5 @@
 package io.nyala.master;
 
-import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
@@ -22,10 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.slf4j.Logger;
@@ -148,20 +144,7 @@ public class MasterServer extends ServerBase {
 
   /** Asks Ratis for a snapshot of the sys catalog now; returns its index. For tools and tests. */
   public long snapshotCatalog() {
-    SnapshotManagementRequest req = SnapshotManagementRequest.newCreate(ClientId.randomId(),
-        raftServer.getId(), SysCatalog.GROUP_ID, 0, 30_000, 1);
-    try {
-      RaftClientReply reply = raftServer.snapshotManagementAsync(req).get(30, TimeUnit.SECONDS);
-      if (!reply.isSuccess()) {
-        throw RaftCalls.translate(reply.getException(), SysCatalog.GROUP_ID);
-      }
-      return reply.getLogIndex();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw NyalaException.unavailable("interrupted while snapshotting the sys catalog");
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw RaftCalls.translate(e.getCause() != null ? e.getCause() : e, SysCatalog.GROUP_ID);
-    }
+    return RaftCalls.snapshotNow(raftServer, SysCatalog.GROUP_ID, 30_000);
   }
 
   /** The catalog, for tests and tools. */

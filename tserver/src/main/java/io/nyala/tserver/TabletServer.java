@@ -18,9 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -168,20 +165,7 @@ public class TabletServer extends ServerBase {
   /** Asks Ratis for a snapshot of a tablet now; returns its index. For tools and tests. */
   public long snapshotTablet(String tabletId) {
     TabletReplica r = tabletManager.get(tabletId);
-    SnapshotManagementRequest req = SnapshotManagementRequest.newCreate(ClientId.randomId(),
-        raftServer.getId(), r.groupId(), 0, 30_000, 1);
-    try {
-      RaftClientReply reply = raftServer.snapshotManagementAsync(req).get(30, TimeUnit.SECONDS);
-      if (!reply.isSuccess()) {
-        throw RaftCalls.translate(reply.getException(), r.groupId());
-      }
-      return reply.getLogIndex();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw NyalaException.unavailable("interrupted while snapshotting tablet %s", tabletId);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw RaftCalls.translate(e.getCause() != null ? e.getCause() : e, r.groupId());
-    }
+    return RaftCalls.snapshotNow(raftServer, r.groupId(), 30_000);
   }
 
   public TabletManager tabletManager() {

@@ -5,12 +5,16 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
@@ -54,21 +58,26 @@ public final class RaftCalls {
       RaftPeerId newLeader, long timeoutMs) {
     TransferLeadershipRequest req = new TransferLeadershipRequest(ClientId.randomId(),
         server.getId(), gid, 0, newLeader, timeoutMs);
-    CompletableFuture<RaftClientReply> f;
+    return call(gid, () -> server.transferLeadershipAsync(req)).thenApply(reply -> null);
+  }
+
+  /**
+   * Takes a snapshot of the group now (blocking up to {@code timeoutMs}) and returns its log
+   * index. For tools and tests; Ratis snapshots on its own only past its threshold.
+   */
+  public static long snapshotNow(RaftServer server, RaftGroupId gid, long timeoutMs) {
+    // Creation gap 1: by default Ratis ignores a request until 1024 entries since the last one.
+    SnapshotManagementRequest req = SnapshotManagementRequest.newCreate(ClientId.randomId(),
+        server.getId(), gid, 0, timeoutMs, 1);
     try {
-      f = server.transferLeadershipAsync(req);
-    } catch (IOException e) {
-      return CompletableFuture.failedFuture(translate(e, gid));
+      return call(gid, () -> server.snapshotManagementAsync(req))
+          .get(timeoutMs + 5_000, TimeUnit.MILLISECONDS).getLogIndex();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.unavailable("interrupted while snapshotting group %s", gid);
+    } catch (ExecutionException | TimeoutException e) {
+      throw translate(e.getCause() != null ? e.getCause() : e, gid);
     }
-    return f.handle((reply, t) -> {
-      if (t != null) {
-        throw translate(t, gid);
-      }
-      if (!reply.isSuccess()) {
-        throw translate(reply.getException(), gid);
-      }
-      return null;
-    });
   }
 
   public static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
@@ -81,9 +90,21 @@ public final class RaftCalls {
         .setMessage(msg)
         .setType(type)
         .build();
+    return call(gid, () -> server.submitClientRequestAsync(req))
+        .thenApply(reply -> reply.getMessage().getContent());
+  }
+
+  /** A call into the local RaftServer that may throw before it returns a future. */
+  @FunctionalInterface
+  private interface RaftCall {
+    CompletableFuture<RaftClientReply> start() throws IOException;
+  }
+
+  /** Runs a call; its future fails with the translated error unless the reply is a success. */
+  private static CompletableFuture<RaftClientReply> call(RaftGroupId gid, RaftCall c) {
     CompletableFuture<RaftClientReply> f;
     try {
-      f = server.submitClientRequestAsync(req);
+      f = c.start();
     } catch (IOException e) {
       return CompletableFuture.failedFuture(translate(e, gid));
     }
@@ -94,7 +115,7 @@ public final class RaftCalls {
       if (!reply.isSuccess()) {
         throw translate(reply.getException(), gid);
       }
-      return reply.getMessage().getContent();
+      return reply;
     });
   }
 
