@@ -41,9 +41,14 @@ final class MastersFixture implements AutoCloseable {
     }
   }
 
+  /** {@code n} masters' addresses and options, none started. */
+  static MastersFixture create(Path dir, int n, String... extraFlags) {
+    return new MastersFixture(dir, n, List.of(extraFlags));
+  }
+
   /** Starts {@code n} masters at once (each waits in discovery for the others). */
   static MastersFixture start(Path dir, int n, String... extraFlags) {
-    MastersFixture f = new MastersFixture(dir, n, List.of(extraFlags));
+    MastersFixture f = create(dir, n, extraFlags);
     List<CompletableFuture<Void>> starts = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int index = i;
@@ -71,8 +76,6 @@ final class MastersFixture implements AutoCloseable {
         "--webserver_port=0",
         "--server_name=m" + i,
         "--master_addresses=" + masterAddresses(),
-        "--raft_election_timeout_min_ms=500",
-        "--raft_election_timeout_max_ms=1000",
         "--tablet_creation_retry_ms=500"));
     args.addAll(extraFlags);
     MasterOptions o = new MasterOptions();
@@ -85,7 +88,12 @@ final class MastersFixture implements AutoCloseable {
   void startMaster(int i) {
     AtomicLong offset = clockOffsetNanos.get(i);
     MasterServer m = new MasterServer(options(i), () -> System.nanoTime() + offset.get());
-    m.start();
+    try {
+      m.start();
+    } catch (RuntimeException e) {
+      m.close();
+      throw e;
+    }
     masters[i] = m;
     channels[i] = NettyChannelBuilder.forAddress(rpc.get(i).host(), rpc.get(i).port())
         .usePlaintext().build();

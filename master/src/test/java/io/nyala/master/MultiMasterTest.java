@@ -1,9 +1,12 @@
 package io.nyala.master;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
@@ -101,8 +104,8 @@ class MultiMasterTest {
         tservers.get(i).register(f.stub(leader));
       }
       for (int i = 0; i < 3; i++) {
-        assertThat(f.stub(leader).createTable(Tables.create("t" + i, 2, 3)).hasError())
-            .isFalse();
+        CreateTableResponsePB r = f.stub(leader).createTable(Tables.create("t" + i, 2, 3));
+        assertThat(r.hasError()).as("%s", r.getError()).isFalse();
       }
       Set<SysTabletEntryPB> tablets = f.master(leader).catalog().catalog()
           .read(s -> new HashSet<>(s.tablets()));
@@ -117,7 +120,8 @@ class MultiMasterTest {
       assertThat(list.getTablesList()).extracting(ListTablesResponsePB.TableInfo::getName)
           .containsExactlyInAnyOrder("t0", "t1", "t2");
       tservers.forEach(t -> t.register(f.stub(next)));
-      assertThat(f.stub(next).createTable(Tables.create("after", 1, 3)).hasError()).isFalse();
+      CreateTableResponsePB created = f.stub(next).createTable(Tables.create("after", 1, 3));
+      assertThat(created.hasError()).as("%s", created.getError()).isFalse();
 
       // The old leader restarts from its own persisted configuration and follows.
       f.startMaster(leader);
@@ -158,6 +162,19 @@ class MultiMasterTest {
       TSHeartbeatResponsePB first = ts.heartbeat(f.stub(a), FakeTServer.incremental());
       assertThat(first.getNeedsFullTabletReport()).isTrue();
       assertThat(ts.register(f.stub(a)).getNeedsFullTabletReport()).isFalse();
+    }
+  }
+
+  @Test
+  @Timeout(30)
+  void discoveryNamesTheMastersThatNeverAnswered() {
+    try (MastersFixture f = MastersFixture.create(dir, 2, "--master_discovery_timeout_ms=500")) {
+      assertThatThrownBy(() -> f.startMaster(0)).isInstanceOfSatisfying(NyalaException.class,
+          e -> {
+            assertThat(e.code()).isEqualTo(StatusCode.TIMED_OUT);
+            assertThat(e.getMessage()).contains(f.rpcAddress(1).toString(), "500 ms")
+                .doesNotContain(f.rpcAddress(0) + " (");
+          });
     }
   }
 
