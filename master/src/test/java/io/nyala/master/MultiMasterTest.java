@@ -20,6 +20,10 @@ import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.master.tsmanager.TSManager;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +41,7 @@ class MultiMasterTest {
 
   @Test
   @Timeout(60)
-  void mastersDiscoverEachOtherAndElectOneLeader() {
+  void mastersDiscoverEachOtherAndElectOneLeader() throws Exception {
     try (MastersFixture f = MastersFixture.start(dir, 3)) {
       int leader = f.awaitLeader();
       Set<String> uuids = new HashSet<>();
@@ -66,6 +70,13 @@ class MultiMasterTest {
         clusterIds.add(registration(f, i).getClusterId());
       }
       assertThat(clusterIds).hasSize(1);
+
+      // The leader's home page lists the catalog's masters with their roles.
+      String page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+              "http://" + f.master(leader).httpAddress() + "/")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(page).contains("<h2>Masters</h2>", "LEADER", "FOLLOWER");
+      uuids.forEach(u -> assertThat(page).contains(u));
     }
   }
 
