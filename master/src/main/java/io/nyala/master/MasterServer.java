@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A master: the sys catalog on Ratis, the tserver registry, DDL and table locations behind the
  * {@code MasterService}. Start order: directories, RPC listener (its bound address goes into the
- * Raft peer as the client address), Raft, web, background ticker.
+ * Raft peer as the client address), at the first start of several masters discovery of the
+ * others (which needs every master's RPC listener up, so it blocks until they answer), Raft,
+ * web, background ticker.
  */
 public class MasterServer extends ServerBase {
   private static final Logger LOG = LoggerFactory.getLogger(MasterServer.class);
