@@ -38,7 +38,7 @@ class MasterProxyTest {
     cluster = new FakeCluster(3, 0);
     transport = new Transport();
     List<HostPort> addrs = cluster.masters().stream().map(m -> m.address()).toList();
-    proxy = new MasterProxy(addrs, transport, new Backoff(5, 50), 2000);
+    proxy = new MasterProxy(addrs, transport, new Backoff(5, 50), 5000);
   }
 
   @AfterEach
