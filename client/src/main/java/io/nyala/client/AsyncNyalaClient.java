@@ -69,7 +69,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.operationTimeoutMs = b.operationTimeoutMs;
     this.adminOperationTimeoutMs = b.adminOperationTimeoutMs;
     this.maxWriteRequestBytes = b.maxWriteRequestBytes;
-    this.master = new MasterProxy(masterAddresses, transport, backoff);
+    this.master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
     this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs);
     this.batcher = new Batcher(this);
     byte[] id = new byte[16];
@@ -414,8 +414,9 @@ public final class AsyncNyalaClient implements AutoCloseable {
     }
 
     /**
-     * Sets how long one attempt of a tablet RPC (a write batch or a scan page) may wait for its
-     * answer. When it passes, the attempt is abandoned and the same request is sent again — to
+     * Sets how long one attempt of a tablet RPC (a write batch or a scan page) or of a master
+     * RPC may wait for its answer; a master that does not answer in time is skipped for the
+     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the attempt is abandoned and the same request is sent again — to
      * whichever replica is leader by then — while the operation timeout has time left. Without
      * it, a leader that froze, or that committed a write but whose answer was lost, would hold
      * the operation until its deadline. Retried writes keep their sequence number, so a write

@@ -65,7 +65,7 @@ class CliIT {
   }
 
   /** Runs a CLI command in this JVM; returns its exit code and stdout. */
-  private static String[] cli(String... args) {
+  static String[] cli(String... args) {
     PrintStream old = System.out;
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     int code;

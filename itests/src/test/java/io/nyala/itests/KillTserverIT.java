@@ -87,7 +87,7 @@ class KillTserverIT {
     }
   }
 
-  private static void writeUntilStopped(NyalaClient client, NyalaTable table, AtomicLong nextKey,
+  static void writeUntilStopped(NyalaClient client, NyalaTable table, AtomicLong nextKey,
       Set<Long> acked, AtomicBoolean stop) {
     try (NyalaSession s = client.newSession()) {
       s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);

@@ -27,6 +27,8 @@ import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,8 +61,29 @@ final class TabletProbe implements AutoCloseable {
 
   /** The ids of a table's tablets, from the master. */
   List<String> tabletIds(String table) {
+    List<String> ids = new ArrayList<>();
+    for (TabletLocationsPB t : locations(table)) {
+      ids.add(t.getTabletId());
+    }
+    return ids;
+  }
+
+  /** Each tablet's replicas (tserver uuids) as the leader master places them. */
+  Map<String, Set<String>> replicaSets(String table) {
+    Map<String, Set<String>> out = new TreeMap<>();
+    for (TabletLocationsPB t : locations(table)) {
+      Set<String> uuids = new TreeSet<>();
+      t.getReplicasList().forEach(r -> uuids.add(r.getTsInfo().getUuid()));
+      out.put(t.getTabletId(), uuids);
+    }
+    return out;
+  }
+
+  /** A table's tablet locations from the master serving as leader (the first, if only one). */
+  private List<TabletLocationsPB> locations(String table) {
+    int leader = Math.max(0, cluster.numMasters() == 1 ? 0 : cluster.leaderMasterIndex());
     GetTableLocationsResponsePB resp = MasterServiceGrpc.newBlockingStub(
-            channel(cluster.master(0).rpcAddress()))
+            channel(cluster.master(leader).rpcAddress()))
         .withDeadlineAfter(10, TimeUnit.SECONDS)
         .getTableLocations(GetTableLocationsRequestPB.newBuilder()
             .setTable(TableIdentifierPB.newBuilder().setTableName(table))
@@ -68,11 +91,7 @@ final class TabletProbe implements AutoCloseable {
     if (NyalaException.isError(resp.getError())) {
       throw NyalaException.fromPb(resp.getError());
     }
-    List<String> ids = new ArrayList<>();
-    for (TabletLocationsPB t : resp.getTabletLocationsList()) {
-      ids.add(t.getTabletId());
-    }
-    return ids;
+    return resp.getTabletLocationsList();
   }
 
   /**

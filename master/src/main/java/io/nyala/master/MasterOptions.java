@@ -34,4 +34,9 @@ public class MasterOptions extends ServerOptions {
   @Option(names = "--catalog_snapshot_threshold_entries", defaultValue = "10000",
       description = "Snapshot the sys catalog after this many log entries (Ratis auto-trigger).")
   public long catalogSnapshotThresholdEntries = 10000;
+
+  @Option(names = "--master_discovery_timeout_ms", defaultValue = "120000",
+      description = "At the first start of a multi-master cluster, how long to wait for every "
+          + "master of --master_addresses to answer with its uuid and Raft address (ms).")
+  public long masterDiscoveryTimeoutMs = 120000;
 }

@@ -11,8 +11,12 @@ import io.nyala.master.tsmanager.TSManager;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.ratis.protocol.RaftPeer;
 
-/** The master's home page: who it is, whether it leads, its tables and tablet servers. */
+/**
+ * The master's home page: who it is, whether it leads, the catalog's masters, its tables and
+ * tablet servers.
+ */
 final class MasterPages {
   private final MasterServer server;
   private final SysCatalog catalog;
@@ -33,9 +37,22 @@ final class MasterPages {
     sb.append(Html.table(List.of("uuid", "role", "state", "RPC", "Raft"), List.of(List.of(
         server.uuid(), "master", server.isLeader() ? "leader" : "follower",
         server.rpcAddress().toString(), server.raftAddress().toString()))));
+    sb.append("<h2>Masters</h2>").append(masters());
     sb.append("<h2>Tables</h2>").append(tables());
     sb.append("<h2>Tablet servers</h2>").append(tservers());
     return sb.toString();
+  }
+
+  /** The catalog group's members as this master's Raft configuration has them. */
+  private String masters() {
+    RaftPeer leader = catalog.leaderPeer();
+    List<List<String>> rows = new ArrayList<>();
+    for (RaftPeer p : catalog.peers()) {
+      boolean leads = leader != null && leader.getId().equals(p.getId());
+      rows.add(List.of(p.getId().toString(), leads ? "LEADER" : "FOLLOWER",
+          String.valueOf(p.getClientAddress()), String.valueOf(p.getAddress())));
+    }
+    return Html.table(List.of("uuid", "role", "RPC", "Raft"), rows);
   }
 
   private String tables() {

@@ -1,6 +1,9 @@
 package io.nyala.master;
 
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.security.Hkdf;
@@ -30,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A master: the sys catalog on Ratis, the tserver registry, DDL and table locations behind the
  * {@code MasterService}. Start order: directories, RPC listener (its bound address goes into the
- * Raft peer as the client address), Raft, web, background ticker.
+ * Raft peer as the client address), at the first start of several masters discovery of the
+ * others (which needs every master's RPC listener up, so it blocks until they answer), Raft,
+ * web, background ticker.
  */
 public class MasterServer extends ServerBase {
   private static final Logger LOG = LoggerFactory.getLogger(MasterServer.class);
@@ -78,9 +83,7 @@ public class MasterServer extends ServerBase {
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, locations, heartbeats)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
-    RaftGroup group = SysCatalog.initialGroup(
-        List.of(SysCatalog.peer(uuid(), raftAddress(), rpcAddress())));
-    buildRaftServer(sysCatalog.registry(), group, option);
+    buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
     sysCatalog.attach(raftServer);
     startRaft();
     startWeb(new MasterPages(this, sysCatalog, catalogManager, tsManager)::render);
@@ -92,6 +95,25 @@ public class MasterServer extends ServerBase {
     sysCatalog.setLeaderListener(() -> ticker.execute(this::tick));
     LOG.info("master {} ({}) started: RPC {}, Raft {}, HTTP {}, catalog {}", name, uuid(),
         rpcAddress(), raftAddress(), httpAddress(), option);
+  }
+
+  /**
+   * The group to start the catalog with. One master: just itself, as always. Several: at first
+   * start the peers found by asking {@code --master_addresses}; after that none, so that Ratis
+   * recovers the configuration it persisted (which may since have changed).
+   */
+  private RaftGroup catalogGroup(RaftStorage.StartupOption option) {
+    List<HostPort> masters = masterOptions.masters(DEFAULT_RPC_PORT);
+    if (masters.size() <= 1) {
+      return SysCatalog.initialGroup(
+          List.of(SysCatalog.peer(uuid(), raftAddress(), rpcAddress())));
+    }
+    if (option == RaftStorage.StartupOption.RECOVER) {
+      LOG.info("recovering the sys catalog group and its configuration from {}", fs.raftDir());
+      return null;
+    }
+    return SysCatalog.initialGroup(new MasterDiscovery(uuid(), masters, channels, this::isClosed)
+        .discover(masterOptions.masterDiscoveryTimeoutMs));
   }
 
   /**
@@ -145,6 +167,19 @@ public class MasterServer extends ServerBase {
   /** Asks Ratis for a snapshot of the sys catalog now; returns its index. For tools and tests. */
   public long snapshotCatalog() {
     return RaftCalls.snapshotNow(raftServer, SysCatalog.GROUP_ID, 30_000);
+  }
+
+  /**
+   * Hands leadership of the sys catalog to the master {@code newLeaderUuid}; waits until it has
+   * taken over. Fails with NOT_LEADER unless this master leads. For tools and tests.
+   */
+  public void transferCatalogLeadership(String newLeaderUuid, long timeoutMs) {
+    try {
+      RaftCalls.transferLeadership(raftServer, SysCatalog.GROUP_ID,
+          RaftIds.peerId(newLeaderUuid), timeoutMs).join();
+    } catch (RuntimeException e) {
+      throw NyalaException.from(e);
+    }
   }
 
   /** The catalog, for tests and tools. */

@@ -119,7 +119,8 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
             .setTsInfo(d.toTsInfo())
             .setLive(tsManager.isLive(d))
             .setMillisSinceHeartbeat(tsManager.millisSinceHeartbeat(d))
-            .setNumReplicas(counts.getOrDefault(d.uuid(), 0)));
+            .setNumReplicas(counts.getOrDefault(d.uuid(), 0))
+            .setNumLiveTablets(d.numLiveTablets()));
       }
       return b.build();
     }, e -> ListTabletServersResponsePB.newBuilder().setError(e).build());

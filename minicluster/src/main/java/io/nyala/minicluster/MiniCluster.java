@@ -4,9 +4,7 @@ import io.nyala.client.NyalaClient;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.fs.AtomicFiles;
-import io.nyala.common.proto.master.ListTabletServersRequestPB;
 import io.nyala.common.proto.master.ListTabletServersResponsePB;
-import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.MasterServer;
@@ -141,11 +139,8 @@ public final class MiniCluster implements AutoCloseable {
             continue;
           }
           try {
-            ListTabletServersResponsePB r = MasterServiceGrpc
-                .newBlockingStub(channels.get(m.rpcAddress()))
-                .withDeadlineAfter(2, TimeUnit.SECONDS)
-                .listTabletServers(ListTabletServersRequestPB.getDefaultInstance());
-            if (!NyalaException.isError(r.getError())) {
+            ListTabletServersResponsePB r = LeaderProbe.tabletServers(channels, m.rpcAddress());
+            if (r != null) {
               long live = r.getServersList().stream().filter(e -> e.getLive()).count();
               if (live >= running) {
                 return;
@@ -230,6 +225,28 @@ public final class MiniCluster implements AutoCloseable {
     masters.forEach(n -> out.add(n.info()));
     tservers.forEach(n -> out.add(n.info()));
     return out;
+  }
+
+  /**
+   * The index of the master that serves as leader right now (leads the catalog and has caught
+   * up), or -1 if none does. Asks every running master; works in both process modes.
+   */
+  public int leaderMasterIndex() {
+    try (Channels channels = new Channels()) {
+      for (int i = 0; i < masters.size(); i++) {
+        if (!masters.get(i).isRunning()) {
+          continue;
+        }
+        try {
+          if (LeaderProbe.tabletServers(channels, masters.get(i).rpcAddress()) != null) {
+            return i;
+          }
+        } catch (RuntimeException e) {
+          // unreachable (starting, or just killed): not the leader
+        }
+      }
+    }
+    return -1;
   }
 
   /** Stops a master gracefully; its data and addresses stay for a later start. */
@@ -388,7 +405,11 @@ public final class MiniCluster implements AutoCloseable {
 
     private Builder() {}
 
-    /** Number of masters (1 now; 3 once the catalog replicates across masters). */
+    /**
+     * Number of masters (default 1). With several, every master gets all their addresses in
+     * {@code --master_addresses} and they form the sys catalog's Raft group at first start;
+     * tablet servers and clients get every address too. Use 3 to survive losing one.
+     */
     public Builder numMasters(int n) {
       if (n < 1) {
         throw NyalaException.invalidArgument("a cluster needs at least 1 master, got %d", n);

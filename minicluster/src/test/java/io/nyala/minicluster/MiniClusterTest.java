@@ -54,6 +54,27 @@ class MiniClusterTest {
   }
 
   @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void threeMastersSurviveTheLossOfTheLeader() {
+    try (MiniCluster c = MiniCluster.builder().numMasters(3).numTabletServers(1)
+            .dataRoot(tmp.resolve("c3")).build();
+        NyalaClient client = c.newClient()) {
+      int leader = c.leaderMasterIndex();
+      assertThat(leader).isBetween(0, 2);
+      client.createTable("t", SCHEMA, new CreateTableOptions().setNumReplicas(1));
+
+      c.stopMaster(leader);
+      // The client finds the new leader; the tablet server re-registers with it.
+      assertThat(client.listTables()).containsExactly("t");
+      c.waitForTabletServers();
+      assertThat(c.leaderMasterIndex()).isNotEqualTo(leader).isNotNegative();
+      c.startMaster(leader);
+      client.createTable("u", SCHEMA, new CreateTableOptions().setNumReplicas(1));
+      assertThat(client.listTables()).containsExactlyInAnyOrder("t", "u");
+    }
+  }
+
+  @Test
   void keptDataRestartsWithTheSameAddressesAndTables() {
     Path root = tmp.resolve("c2");
     String masters;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.ReportedTabletPB;
@@ -15,7 +17,9 @@ import io.nyala.common.proto.master.TabletStatePB;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,6 +40,58 @@ class HeartbeatTest {
       heartbeats.add(req);
       out.onNext(TSHeartbeatResponsePB.newBuilder().setLeaderMaster(true).build());
       out.onCompleted();
+    }
+  }
+
+  /** A master that leads (hint null) or answers NOT_LEADER naming the hinted leader. */
+  static final class HintingMaster extends MasterServiceGrpc.MasterServiceImplBase {
+    final AtomicInteger heartbeats = new AtomicInteger();
+    volatile HostPort hint;
+
+    @Override
+    public void tSHeartbeat(TSHeartbeatRequestPB req,
+        StreamObserver<TSHeartbeatResponsePB> out) {
+      heartbeats.incrementAndGet();
+      HostPort leader = hint;
+      out.onNext(leader == null ? TSHeartbeatResponsePB.newBuilder().setLeaderMaster(true).build()
+          : TSHeartbeatResponsePB.newBuilder().setError(NyalaException.notLeader(
+              "not the leader", "", leader).toPb()).build());
+      out.onCompleted();
+    }
+  }
+
+  @Test
+  void followsNotLeaderHintsAndLeaderChanges() throws Exception {
+    List<HintingMaster> masters = List.of(new HintingMaster(), new HintingMaster(),
+        new HintingMaster());
+    List<Server> servers = new ArrayList<>();
+    for (HintingMaster m : masters) {
+      servers.add(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+          .addService(m).build().start());
+    }
+    List<HostPort> addrs = servers.stream().map(s -> new HostPort("127.0.0.1", s.getPort()))
+        .toList();
+    masters.get(0).hint = addrs.get(2);
+    masters.get(1).hint = addrs.get(2);
+    TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());
+    o.masterAddresses = HostPort.toString(addrs);
+    // A long interval gives each call a long deadline (2 intervals): on a loaded machine a
+    // first connection that timed out would send the heartbeater on to the second master.
+    o.heartbeatIntervalMs = 2000;
+    try (TabletServer ts = TserverFixture.start(o)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> masters.get(2).heartbeats.get() >= 1);
+      // The first master's hint led straight to the leader: the second was never asked.
+      assertThat(masters.get(1).heartbeats.get()).isZero();
+      assertThat(masters.get(0).heartbeats.get()).isEqualTo(1);
+
+      // Leadership moves to the second master; the old leader names it.
+      masters.get(1).hint = null;
+      masters.get(2).hint = addrs.get(1);
+      int before = masters.get(1).heartbeats.get();
+      await().atMost(Duration.ofSeconds(15))
+          .until(() -> masters.get(1).heartbeats.get() >= before + 2);
+    } finally {
+      servers.forEach(Server::shutdownNow);
     }
   }
 

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * go to the hinted leader, or else the next configured master; on an unreachable master go to
  * the next one. Moving to a master not yet tried in this round is immediate; coming back to one
  * already tried means a whole round failed (an election is probably running), so wait with
- * exponential backoff first. A master's own SERVICE_UNAVAILABLE or TIMED_OUT (e.g. still loading
+ * exponential backoff first. Each attempt has its own deadline (at most the attempt timeout): a
+ * master that does not answer in time counts as unreachable. A master's own SERVICE_UNAVAILABLE or TIMED_OUT (e.g. still loading
  * its catalog) is retried on the same master after a backoff. Every other error ends the call.
  *
  * <p>Thread-safe; the only shared state is the leader guess, a volatile.
@@ -55,6 +56,7 @@ public final class MasterProxy {
   private final List<HostPort> masters;
   private final Transport transport;
   private final Backoff backoff;
+  private final long attemptTimeoutMs;
   /** The master that last answered as leader; null until one has. */
   private volatile HostPort leader;
 
@@ -64,14 +66,23 @@ public final class MasterProxy {
    * @param masters the configured master RPC addresses, at least one
    * @param transport the client's transport
    * @param backoff the delays between rounds
+   * @param attemptTimeoutMs the longest one attempt waits for a master's answer before the call
+   *     moves on to the next master, so that a dead master that swallows packets never holds a
+   *     call until its deadline; positive
    */
-  public MasterProxy(List<HostPort> masters, Transport transport, Backoff backoff) {
+  public MasterProxy(List<HostPort> masters, Transport transport, Backoff backoff,
+      long attemptTimeoutMs) {
     if (masters.isEmpty()) {
       throw NyalaException.invalidArgument("no master addresses given");
+    }
+    if (attemptTimeoutMs <= 0) {
+      throw NyalaException.invalidArgument("master attempt timeout must be positive, got %d ms",
+          attemptTimeoutMs);
     }
     this.masters = List.copyOf(masters);
     this.transport = transport;
     this.backoff = backoff;
+    this.attemptTimeoutMs = attemptTimeoutMs;
   }
 
   /** @return the configured master addresses */
@@ -140,7 +151,8 @@ public final class MasterProxy {
       attempts++;
       triedThisRound.add(target);
       transport.<R>call(target,
-              obs -> invoker.invoke(transport.master(target, deadline), request, obs))
+              obs -> invoker.invoke(transport.master(target,
+                  deadline.forAttempt(attemptTimeoutMs)), request, obs))
           .whenComplete((resp, err) -> {
             try {
               onResponse(target, resp, err);

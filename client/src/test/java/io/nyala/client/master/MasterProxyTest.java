@@ -16,6 +16,11 @@ import io.nyala.common.proto.master.ListTablesRequestPB;
 import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.proto.master.TableIdentifierPB;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import java.net.InetSocketAddress;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +38,7 @@ class MasterProxyTest {
     cluster = new FakeCluster(3, 0);
     transport = new Transport();
     List<HostPort> addrs = cluster.masters().stream().map(m -> m.address()).toList();
-    proxy = new MasterProxy(addrs, transport, new Backoff(5, 50));
+    proxy = new MasterProxy(addrs, transport, new Backoff(5, 50), 5000);
   }
 
   @AfterEach
@@ -105,6 +110,33 @@ class MasterProxyTest {
         });
     // Whole rounds failed, so it kept cycling (with backoff) rather than giving up early.
     assertThat(calls(0)).isGreaterThan(1);
+  }
+
+  @Test
+  void anAttemptToAMasterThatNeverAnswersEndsInTimeForTheNext() throws Exception {
+    // A master that accepts calls and never answers, like one frozen or cut off by a firewall.
+    Server silent = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(new MasterServiceGrpc.MasterServiceImplBase() {
+          @Override
+          public void listTables(ListTablesRequestPB req,
+              StreamObserver<ListTablesResponsePB> out) {
+            // never answers
+          }
+        }).build().start();
+    try {
+      HostPort dead = new HostPort("127.0.0.1", silent.getPort());
+      MasterProxy p = new MasterProxy(List.of(dead, cluster.masters().get(1).address()),
+          transport, new Backoff(5, 50), 200);
+      cluster.setLeaderMaster(1);
+      // Without a per-attempt deadline the first attempt would use up the whole 10 s.
+      p.call("ListTables", ListTablesRequestPB.getDefaultInstance(),
+          MasterServiceStub::listTables, ListTablesResponsePB::getError,
+          Deadline.after(10_000)).join();
+      assertThat(p.knownLeader()).isEqualTo(cluster.masters().get(1).address());
+      assertThat(calls(1)).isEqualTo(1);
+    } finally {
+      silent.shutdownNow();
+    }
   }
 
   @Test

@@ -66,8 +66,16 @@ public final class TSManager {
    */
   public void onBecomeLeader() {
     epoch.incrementAndGet();
-    long now = nanoClock.getAsLong();
-    byUuid.values().forEach(d -> d.touch(now));
+    resetLivenessClocks(nanoClock.getAsLong());
+  }
+
+  /**
+   * Starts every known tserver's liveness clock at {@code nowNanos} (this registry's clock), as
+   * if each had just heartbeated: a new leader has heard nothing yet and must not take that
+   * silence, or a heartbeat last seen by the previous leader, for death.
+   */
+  public void resetLivenessClocks(long nowNanos) {
+    byUuid.values().forEach(d -> d.touch(nowNanos));
   }
 
   public TSDescriptor get(String uuid) {

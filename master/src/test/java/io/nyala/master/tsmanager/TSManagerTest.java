@@ -60,6 +60,22 @@ class TSManagerTest {
   }
 
   @Test
+  void resetLivenessClocksStartsEveryClockAtTheGivenTime() {
+    TSDescriptor a = ts.heartbeat(reg("a", 1), 0);
+    ts.fullReportReceived(a);
+    advanceMs(2500);
+    TSDescriptor b = ts.heartbeat(reg("b", 2), 0);
+    advanceMs(2500);
+    long resetAt = now.get();
+    ts.resetLivenessClocks(resetAt);
+    assertThat(ts.millisSinceHeartbeat(a)).isZero();
+    assertThat(ts.millisSinceHeartbeat(b)).isZero();
+    advanceMs(3001);
+    assertThat(ts.live()).as("both silent since the reset").isEmpty();
+    assertThat(ts.needsFullReport(a)).as("a reset alone asks for no report").isFalse();
+  }
+
+  @Test
   void rejectsRegistrationsWithoutIdentity() {
     assertThatThrownBy(() -> ts.heartbeat(ServerRegistrationPB.getDefaultInstance(), 0))
         .hasMessageContaining("uuid");

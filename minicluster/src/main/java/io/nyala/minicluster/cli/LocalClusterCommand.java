@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
     description = {"Starts masters and tablet servers in one JVM and runs until SIGINT/SIGTERM.",
         "Prints MASTERS=<addresses> for clients; a rerun on the same data dir keeps the data."})
 final class LocalClusterCommand implements Callable<Integer> {
-  @Option(names = "--masters", defaultValue = "1", description = "Number of masters (default 1).")
+  @Option(names = {"--masters", "--num-masters"}, defaultValue = "1",
+      description = "Number of masters (default 1; 3 to survive losing one).")
   int masters;
 
   @Option(names = "--tservers", defaultValue = "3",

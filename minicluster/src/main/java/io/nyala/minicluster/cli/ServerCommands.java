@@ -7,11 +7,16 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Unmatched;
 
-/** {@code nyala master ...} and {@code nyala tserver ...}: run one server with Kudu-style flags. */
+/**
+ * {@code nyala master ...} and {@code nyala tserver ...}: run one server with Kudu-style flags,
+ * or, with the {@code list} subcommand, list the cluster's servers of that kind.
+ */
 final class ServerCommands {
   private ServerCommands() {}
 
-  @Command(name = "master", description = "Runs a master; flags as for the master (--help).")
+  @Command(name = "master", description = {"Runs a master; flags as for the master (--help).",
+      "'master list --masters A,B,C' lists the masters and their roles."},
+      subcommands = ClusterListCommands.MasterList.class)
   static final class MasterCommand implements Runnable {
     @Unmatched
     List<String> args = new ArrayList<>();
@@ -22,7 +27,9 @@ final class ServerCommands {
     }
   }
 
-  @Command(name = "tserver", description = "Runs a tablet server; flags as for it (--help).")
+  @Command(name = "tserver", description = {"Runs a tablet server; flags as for it (--help).",
+      "'tserver list --masters A' lists the tablet servers the leader master knows."},
+      subcommands = ClusterListCommands.TserverList.class)
   static final class TserverCommand implements Runnable {
     @Unmatched
     List<String> args = new ArrayList<>();

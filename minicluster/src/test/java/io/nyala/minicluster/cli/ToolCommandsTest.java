@@ -6,8 +6,6 @@ import io.nyala.common.env.OpenOptions;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.security.FileKeyProvider;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,18 +21,8 @@ class ToolCommandsTest {
   @TempDir
   Path dir;
 
-  private record Run(int status, String out) {}
-
-  private static Run nyala(String... args) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      int status = NyalaCli.run(args);
-      return new Run(status, buf.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(old);
-    }
+  private static CliRun nyala(String... args) {
+    return CliRun.nyala(args);
   }
 
   @Test
@@ -51,25 +39,25 @@ class ToolCommandsTest {
     assertThat(new String(Files.readAllBytes(meta), StandardCharsets.ISO_8859_1))
         .doesNotContain("secret_table_name");
 
-    Run text = nyala("pbc", "dump", meta.toString(), "--encryption_key_file=" + keyFile);
+    CliRun text = nyala("pbc", "dump", meta.toString(), "--encryption_key_file=" + keyFile);
     assertThat(text.status()).isZero();
     assertThat(text.out()).contains("(encrypted)").contains("table_name: \"secret_table_name\"");
-    Run json = nyala("pbc", "dump", meta.toString(), "--json", "--fs_wal_dir=" + wal,
+    CliRun json = nyala("pbc", "dump", meta.toString(), "--json", "--fs_wal_dir=" + wal,
         "--encryption_key_file=" + keyFile);
     assertThat(json.out()).contains("\"tableName\": \"secret_table_name\"");
     assertThat(nyala("pbc", "dump", meta.toString()).status())
         .as("an encrypted file without the key file").isEqualTo(1);
 
-    Run instance = nyala("pbc", "dump", wal.resolve(ServerFs.INSTANCE).toString());
+    CliRun instance = nyala("pbc", "dump", wal.resolve(ServerFs.INSTANCE).toString());
     assertThat(instance.out()).contains("(plain)").contains("uuid: \"" + fs.uuid() + "\"")
         .contains("server_key_bits: 256");
-    Run dumpInstance = nyala("fs", "dump-instance", "--fs_wal_dir=" + wal, "--json");
+    CliRun dumpInstance = nyala("fs", "dump-instance", "--fs_wal_dir=" + wal, "--json");
     assertThat(dumpInstance.out()).contains("\"uuid\": \"" + fs.uuid() + "\"");
   }
 
   @Test
   void benchCryptoPrintsFigures() {
-    Run r = nyala("bench", "crypto", "--millis-per-case=5");
+    CliRun r = nyala("bench", "crypto", "--millis-per-case=5");
     assertThat(r.status()).isZero();
     assertThat(r.out()).contains("AES-256-CTR").contains("MB/s");
   }

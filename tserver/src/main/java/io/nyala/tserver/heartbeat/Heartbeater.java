@@ -163,8 +163,10 @@ public final class Heartbeater implements AutoCloseable {
             .tSHeartbeat(req);
         if (NyalaException.isError(resp.getError())) {
           NyalaException e = NyalaException.fromPb(resp.getError());
-          if (e.leaderRpcAddress() != null && !order.contains(e.leaderRpcAddress())) {
-            order.add(i + 1, e.leaderRpcAddress());
+          // Go to the hinted leader next, unless it was just tried (its view is then stale).
+          HostPort hint = e.leaderRpcAddress();
+          if (hint != null && !order.subList(0, i + 1).contains(hint)) {
+            order.add(i + 1, hint);
           }
           last = e;
           continue;

@@ -1,0 +1,123 @@
+package io.nyala.minicluster.cli;
+
+import io.nyala.client.master.MasterProxy;
+import io.nyala.client.rpc.Backoff;
+import io.nyala.client.rpc.Deadline;
+import io.nyala.client.rpc.Transport;
+import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.HostPortPB;
+import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
+import io.nyala.common.proto.master.GetMasterRegistrationResponsePB;
+import io.nyala.common.proto.master.ListTabletServersRequestPB;
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
+import io.nyala.common.proto.master.TSInfoPB;
+import io.nyala.common.rpc.Channels;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code nyala master list} and {@code nyala tserver list}: what the cluster's servers say. */
+final class ClusterListCommands {
+  private static final int DEFAULT_MASTER_PORT = 7051;
+  private static final String ROW = "%-32s  %-11s  %-21s  %-21s  %s%n";
+
+  private ClusterListCommands() {}
+
+  /** Asks each master itself, so an unreachable one shows as such rather than vanishing. */
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = {"Lists the masters: uuid, role (LEADER, FOLLOWER or UNREACHABLE) and RPC, "
+          + "Raft and HTTP addresses, asking each master of --masters."})
+  static final class MasterList implements Callable<Integer> {
+    @Option(names = "--masters", required = true,
+        description = "Comma-separated master RPC addresses.")
+    String masters;
+
+    @Option(names = "--timeout-ms", defaultValue = "3000",
+        description = "How long to wait for each master (default 3000).")
+    long timeoutMs;
+
+    @Override
+    public Integer call() {
+      List<HostPort> addrs = HostPort.parseList(masters, DEFAULT_MASTER_PORT);
+      System.out.printf(ROW, "UUID", "ROLE", "RPC", "RAFT", "HTTP");
+      try (Channels channels = new Channels()) {
+        for (HostPort m : addrs) {
+          System.out.printf(ROW, row(channels, m));
+        }
+      }
+      return 0;
+    }
+
+    private Object[] row(Channels channels, HostPort m) {
+      try {
+        GetMasterRegistrationResponsePB r = MasterServiceGrpc.newBlockingStub(channels.get(m))
+            .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+            .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance());
+        if (NyalaException.isError(r.getError())) {
+          throw NyalaException.fromPb(r.getError());
+        }
+        ServerRegistrationPB reg = r.getRegistration();
+        return new Object[] {reg.getUuid(), r.getRole().name(), m,
+            address(reg.hasRaftAddress(), reg.getRaftAddress()),
+            address(reg.hasHttpAddress(), reg.getHttpAddress())};
+      } catch (RuntimeException e) {
+        return new Object[] {"-", "UNREACHABLE", m, "-",
+            "(" + NyalaException.from(e).getMessage() + ")"};
+      }
+    }
+  }
+
+  /** Asks the leader master (found as a client finds it) for its view of the tablet servers. */
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = {"Lists the tablet servers as the leader master sees them: uuid, addresses, "
+          + "live or dead with the seconds since the last heartbeat, tablets reported and "
+          + "replicas placed."})
+  static final class TserverList implements Callable<Integer> {
+    private static final String TS_ROW = "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s%n";
+
+    @Option(names = "--masters", required = true,
+        description = "Comma-separated master RPC addresses (any of them; the leader is found).")
+    String masters;
+
+    @Option(names = "--timeout-ms", defaultValue = "10000",
+        description = "How long to look for the leader and wait for its answer (default 10000).")
+    long timeoutMs;
+
+    @Override
+    public Integer call() {
+      ListTabletServersResponsePB resp;
+      try (Transport transport = new Transport()) {
+        MasterProxy proxy = new MasterProxy(HostPort.parseList(masters, DEFAULT_MASTER_PORT),
+            transport, Backoff.DEFAULT, Math.min(timeoutMs, 3000));
+        resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
+            MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,
+            Deadline.after(timeoutMs)).join();
+      } catch (RuntimeException e) {
+        throw NyalaException.from(e);
+      }
+      System.out.printf(TS_ROW, "UUID", "RPC", "RAFT", "HTTP", "STATE", "LAST_HB", "TABLETS",
+          "REPLICAS");
+      for (ListTabletServersResponsePB.Entry e : resp.getServersList()) {
+        TSInfoPB ts = e.getTsInfo();
+        System.out.printf(TS_ROW, ts.getUuid(),
+            address(ts.hasRpcAddress(), ts.getRpcAddress()),
+            address(ts.hasRaftAddress(), ts.getRaftAddress()),
+            address(ts.hasHttpAddress(), ts.getHttpAddress()),
+            e.getLive() ? "live" : "dead",
+            String.format("%.1fs", e.getMillisSinceHeartbeat() / 1000.0),
+            e.getNumLiveTablets(), e.getNumReplicas());
+      }
+      return 0;
+    }
+  }
+
+  private static String address(boolean present, HostPortPB hp) {
+    return present ? HostPort.fromPb(hp).toString() : "-";
+  }
+}

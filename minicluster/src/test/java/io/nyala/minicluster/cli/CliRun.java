@@ -1,0 +1,21 @@
+package io.nyala.minicluster.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+/** A {@code nyala} command run in this JVM: its exit status and what it printed. */
+record CliRun(int status, String out) {
+  /** Runs the command line with stdout captured; callers must not run two at once. */
+  static synchronized CliRun nyala(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+    try {
+      int status = NyalaCli.run(args);
+      return new CliRun(status, buf.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(old);
+    }
+  }
+}
