@@ -214,7 +214,7 @@ public final class FileBlockManager implements BlockManager {
   @Override
   public synchronized BlockManagerMetrics metrics() {
     long bytes = sizes.values().stream().mapToLong(Long::longValue).sum();
-    return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0);
+    return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0, 0);
   }
 
   @Override

@@ -43,6 +43,7 @@ public final class LogBlockManager implements BlockManager {
   private final StartupReport report;
   private final ExecutorService puncher;
   private final AtomicLong holesPunched = new AtomicLong();
+  private final AtomicLong bytesPreallocated = new AtomicLong();
   private long deadDeleted;
   private int nextDir;
 
@@ -156,6 +157,8 @@ public final class LogBlockManager implements BlockManager {
       byte[] data = b.bytes();
       long off = c.nextOffset;
       if (data.length > 0) {
+        bytesPreallocated.addAndGet(c.preallocateFor(off, off + data.length,
+            opts.preallocateBytes()));
         c.data().write(off, data);
       }
       c.nextOffset = c.alignUp(off + data.length);
@@ -336,7 +339,7 @@ public final class LogBlockManager implements BlockManager {
       full += c.isFull(opts) ? 1 : 0;
     }
     return new BlockManagerMetrics(blocks.size(), bytes, all.size(), full, holesPunched.get(),
-        deadDeleted);
+        deadDeleted, bytesPreallocated.get());
   }
 
   @Override
