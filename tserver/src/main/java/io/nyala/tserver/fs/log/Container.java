@@ -31,6 +31,8 @@ final class Container {
   long created;
   long liveBlocks;
   long liveBytes;
+  /** Blocks placed here whose transaction has neither committed nor abandoned them. */
+  long pendingBlocks;
   boolean deleted;
   /**
    * Physical offset up to which the data file is preallocated, as far as this process knows
