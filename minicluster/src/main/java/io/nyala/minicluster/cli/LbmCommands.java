@@ -161,7 +161,7 @@ final class LbmCommands {
     }
   }
 
-  private static void deleteTree(Path dir) throws java.io.IOException {
+  static void deleteTree(Path dir) throws java.io.IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);

@@ -1,0 +1,75 @@
+package io.nyala.minicluster.cli;
+
+import io.nyala.tserver.bench.WalAppendBench;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code bench wal-append}: benchmarks of a real tablet server's paths. */
+final class TserverBenchCommands {
+  private TserverBenchCommands() {}
+
+  /** {@code nyala bench wal-append}. */
+  @Command(name = "wal-append", mixinStandardHelpOptions = true,
+      description = {"Kudu's mt-log-test through Raft: writers append write batches to one RF-1"
+          + " tablet through its local RaftServer, each keeping --inflight requests in flight.",
+          "Without --fsync the Ratis log runs with unsafe flush (no fsync)."})
+  static final class WalAppend implements Callable<Integer> {
+    @Option(names = "--writers", defaultValue = "1") int writers;
+    @Option(names = "--batches-per-writer", defaultValue = "100000") long batchesPerWriter;
+    @Option(names = "--ops-per-batch", defaultValue = "1") int opsPerBatch;
+    @Option(names = "--inflight", defaultValue = "64",
+        description = "Requests each writer keeps outstanding (default 64).") int inflight;
+    @Option(names = "--fsync", description = "fsync the Raft log (normal flush).") boolean fsync;
+    @Option(names = "--encrypt", description = "Encrypt at rest (sealed WAL payloads).")
+    boolean encrypt;
+    @Option(names = "--verify", description = "Read the Raft log back and check every batch "
+        + "is there once, in order per writer.") boolean verify;
+    @Option(names = "--work-dir", description = "Where to run (default: a temp dir, removed).")
+    Path workDir;
+    @Option(names = "--json", description = "Print one JSON object.") boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      boolean temp = workDir == null;
+      Path dir = temp ? Files.createTempDirectory("wal-append") : workDir;
+      AtomicLong done = new AtomicLong();
+      WalAppendBench.Result r;
+      try (Progress p = new Progress(System.err, "appending batches",
+          writers * batchesPerWriter, done::get, 2)) {
+        r = WalAppendBench.run(new WalAppendBench.Options(writers, batchesPerWriter, opsPerBatch,
+            inflight, fsync, encrypt, verify, dir), done);
+      } finally {
+        if (temp) {
+          LbmCommands.deleteTree(dir);
+        }
+      }
+      System.out.println(json ? toJson(r) : toText(r));
+      return 0;
+    }
+
+    private String toText(WalAppendBench.Result r) {
+      StringBuilder sb = new StringBuilder(String.format(
+          "Time spent appending %d batches (%d writers): %d ms%n"
+              + "batches/s: %.0f%nops/s: %.0f%n"
+              + "(%d ops/batch, %d in flight per writer, %s, %s)",
+          r.batches(), writers, r.millis(), r.batchesPerSecond(), r.opsPerSecond(), opsPerBatch,
+          inflight, fsync ? "fsync" : "unsafe flush", encrypt ? "encrypted" : "plain"));
+      if (r.verifiedEntries() >= 0) {
+        sb.append(String.format("%nverified: %d write entries in the Raft log, in order per "
+            + "writer", r.verifiedEntries()));
+      }
+      return sb.toString();
+    }
+
+    private String toJson(WalAppendBench.Result r) {
+      return String.format("{\"writers\":%d,\"batches\":%d,\"ops_per_batch\":%d,\"inflight\":%d,"
+          + "\"fsync\":%b,\"encrypt\":%b,\"millis\":%d,\"batches_per_s\":%.1f,\"ops_per_s\":%.1f,"
+          + "\"verified_entries\":%d}", writers, r.batches(), opsPerBatch, inflight, fsync,
+          encrypt, r.millis(), r.batchesPerSecond(), r.opsPerSecond(), r.verifiedEntries());
+    }
+  }
+}
