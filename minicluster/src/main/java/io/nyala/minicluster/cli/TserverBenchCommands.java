@@ -1,6 +1,8 @@
 package io.nyala.minicluster.cli;
 
 import io.nyala.tserver.bench.WalAppendBench;
+import io.nyala.tserver.bench.WritePathAllocBench;
+import java.util.List;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -8,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code bench wal-append}: benchmarks of a real tablet server's paths. */
+/** {@code bench wal-append} and {@code bench write-path}: a real tablet server's paths. */
 final class TserverBenchCommands {
   private TserverBenchCommands() {}
 
@@ -70,6 +72,61 @@ final class TserverBenchCommands {
           + "\"fsync\":%b,\"encrypt\":%b,\"millis\":%d,\"batches_per_s\":%.1f,\"ops_per_s\":%.1f,"
           + "\"verified_entries\":%d}", writers, r.batches(), opsPerBatch, inflight, fsync,
           encrypt, r.millis(), r.batchesPerSecond(), r.opsPerSecond(), r.verifiedEntries());
+    }
+  }
+
+  /** {@code nyala bench write-path}. */
+  @Command(name = "write-path", mixinStandardHelpOptions = true,
+      description = {"Writes --ops row operations through a real tablet server's write path "
+          + "(Write RPC over loopback gRPC, Raft log write, apply) to one RF-1 tablet.",
+          "With --alloc: bytes allocated per applied op (all JVM threads, and the calling "
+              + "thread alone) and each copy of the row bytes from RPC receipt to the log "
+              + "write."})
+  static final class WritePath implements Callable<Integer> {
+    @Option(names = "--alloc", description = "Count allocated bytes and payload copies.")
+    boolean alloc;
+    @Option(names = "--ops", defaultValue = "100000") long ops;
+    @Option(names = "--ops-per-batch", defaultValue = "1") int opsPerBatch;
+    @Option(names = "--warmup-ops", defaultValue = "20000",
+        description = "Untimed ops first, so the JIT has compiled the path (default 20000).")
+    long warmupOps;
+    @Option(names = "--encrypt", description = "Encrypt at rest (sealed WAL payloads).")
+    boolean encrypt;
+    @Option(names = "--work-dir", description = "Where to run (default: a temp dir, removed).")
+    Path workDir;
+
+    @Override
+    public Integer call() throws Exception {
+      boolean temp = workDir == null;
+      Path dir = temp ? Files.createTempDirectory("write-path") : workDir;
+      AtomicLong done = new AtomicLong();
+      WritePathAllocBench.Result r;
+      try (Progress p = new Progress(System.err, "writing ops", ops, done::get, 2)) {
+        r = WritePathAllocBench.run(new WritePathAllocBench.Options(ops, opsPerBatch, warmupOps,
+            encrypt, dir), done);
+      } finally {
+        if (temp) {
+          LbmCommands.deleteTree(dir);
+        }
+      }
+      System.out.printf("write-path: %d ops in %d requests (%d ops/request, %s), %d applied, "
+          + "%d ms, %.0f ops/s%n", r.ops(), r.requests(), opsPerBatch,
+          encrypt ? "encrypted" : "plain", r.applied(), r.millis(),
+          r.ops() * 1000.0 / Math.max(1, r.millis()));
+      if (alloc) {
+        System.out.printf("allocated per applied op: %.0f bytes (all threads), %.0f in the "
+            + "calling thread (builds requests), %.0f in the others (server and gRPC client)%n",
+            r.bytesPerOp(), r.callerBytesPerOp(), r.othersBytesPerOp());
+        List<String> copies = WritePathAllocBench.payloadCopies(encrypt);
+        System.out.printf("row payload copies from RPC receipt to the Raft log write: %d%n",
+            copies.size());
+        for (int i = 0; i < copies.size(); i++) {
+          System.out.printf("  %d. %s%n", i + 1, copies.get(i));
+        }
+        System.out.println("after the log write (not counted):");
+        WritePathAllocBench.copiesAfterLogWrite().forEach(c -> System.out.println("  - " + c));
+      }
+      return 0;
     }
   }
 }

@@ -36,4 +36,13 @@ class TserverBenchCommandsTest {
     assertThat(out).containsPattern("Time spent appending 200 batches \\(2 writers\\): \\d+ ms")
         .contains("batches/s: ").contains("ops/s: ").contains("verified: 200 write entries");
   }
+
+  @Test
+  void writePathAllocPrintsBytesPerOpAndTheCopies() {
+    String out = nyala("bench", "write-path", "--alloc", "--ops", "300", "--warmup-ops", "50",
+        "--ops-per-batch", "3", "--work-dir", dir.toString());
+    assertThat(out).contains("write-path: 300 ops in 100 requests").contains("300 applied")
+        .containsPattern("allocated per applied op: \\d+ bytes")
+        .contains("row payload copies from RPC receipt to the Raft log write: 3");
+  }
 }
