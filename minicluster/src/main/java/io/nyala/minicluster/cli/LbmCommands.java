@@ -13,7 +13,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -43,19 +42,10 @@ final class LbmCommands {
 
     @Override
     public Integer call() throws Exception {
-      boolean temp = workDir == null;
-      Path dir = temp ? Files.createTempDirectory("lbm-bench") : workDir;
-      AtomicLong done = new AtomicLong();
-      LbmStartupBench.Result r;
-      try (Progress p = new Progress(System.err, "creating blocks",
-          (long) batches * blocksPerBatch, done::get)) {
-        r = LbmStartupBench.run(new LbmStartupBench.Params(batches, blocksPerBatch, dirs,
-            deletedPercent, reopens, encrypt, maxBlocks, dir), done);
-      } finally {
-        if (temp) {
-          deleteTree(dir);
-        }
-      }
+      LbmStartupBench.Result r = ScratchRun.run(workDir, "lbm-bench", "creating blocks",
+          (long) batches * blocksPerBatch, 1, (dir, done) -> LbmStartupBench.run(
+              new LbmStartupBench.Params(batches, blocksPerBatch, dirs, deletedPercent, reopens,
+                  encrypt, maxBlocks, dir), done));
       System.out.println(json ? toJson(r) : toText(r));
       return 0;
     }

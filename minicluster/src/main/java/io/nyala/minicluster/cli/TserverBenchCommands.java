@@ -3,10 +3,8 @@ package io.nyala.minicluster.cli;
 import io.nyala.tserver.bench.WalAppendBench;
 import io.nyala.tserver.bench.WritePathAllocBench;
 import java.util.List;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -36,19 +34,10 @@ final class TserverBenchCommands {
 
     @Override
     public Integer call() throws Exception {
-      boolean temp = workDir == null;
-      Path dir = temp ? Files.createTempDirectory("wal-append") : workDir;
-      AtomicLong done = new AtomicLong();
-      WalAppendBench.Result r;
-      try (Progress p = new Progress(System.err, "appending batches",
-          writers * batchesPerWriter, done::get, 2)) {
-        r = WalAppendBench.run(new WalAppendBench.Options(writers, batchesPerWriter, opsPerBatch,
-            inflight, fsync, encrypt, verify, dir), done);
-      } finally {
-        if (temp) {
-          LbmCommands.deleteTree(dir);
-        }
-      }
+      WalAppendBench.Result r = ScratchRun.run(workDir, "wal-append", "appending batches",
+          writers * batchesPerWriter, 2, (dir, done) -> WalAppendBench.run(
+              new WalAppendBench.Options(writers, batchesPerWriter, opsPerBatch, inflight, fsync,
+                  encrypt, verify, dir), done));
       System.out.println(json ? toJson(r) : toText(r));
       return 0;
     }
@@ -97,18 +86,9 @@ final class TserverBenchCommands {
 
     @Override
     public Integer call() throws Exception {
-      boolean temp = workDir == null;
-      Path dir = temp ? Files.createTempDirectory("write-path") : workDir;
-      AtomicLong done = new AtomicLong();
-      WritePathAllocBench.Result r;
-      try (Progress p = new Progress(System.err, "writing ops", ops, done::get, 2)) {
-        r = WritePathAllocBench.run(new WritePathAllocBench.Options(ops, opsPerBatch, warmupOps,
-            encrypt, dir), done);
-      } finally {
-        if (temp) {
-          LbmCommands.deleteTree(dir);
-        }
-      }
+      WritePathAllocBench.Result r = ScratchRun.run(workDir, "write-path", "writing ops", ops, 2,
+          (dir, done) -> WritePathAllocBench.run(new WritePathAllocBench.Options(ops, opsPerBatch,
+              warmupOps, encrypt, dir), done));
       System.out.printf("write-path: %d ops in %d requests (%d ops/request, %s), %d applied, "
           + "%d ms, %.0f ops/s%n", r.ops(), r.requests(), opsPerBatch,
           encrypt ? "encrypted" : "plain", r.applied(), r.millis(),
