@@ -52,6 +52,11 @@ public final class SingleTabletServer implements AutoCloseable {
     o.tabletSnapshotThresholdEntries = 1L << 40;
     o.raftProperties.put(RaftServerConfigKeys.Log.UNSAFE_FLUSH_ENABLED_KEY,
         Boolean.toString(!fsync));
+    // Ratis steps a leader down after a JVM pause over 10 s; with one replica that only fails
+    // the writes in flight (NOT_LEADER) until it elects itself again. Long runs on a busy box
+    // do pause that long in full GCs, which the benchmarks report instead.
+    o.raftProperties.put(RaftServerConfigKeys.LeaderElection.LEADER_STEP_DOWN_WAIT_TIME_KEY,
+        "1h");
     if (encrypt) {
       o.encryptDataAtRest = true;
       o.encryptionKeyFile = dir.resolve("cluster.key").toString();

@@ -43,8 +43,12 @@ public final class WalAppendBench {
     }
   }
 
-  /** What it measured; {@code verifiedEntries} is -1 without verification. */
-  public record Result(long batches, long ops, long millis, long verifiedEntries) {
+  /**
+   * What it measured; {@code verifiedEntries} is -1 without verification; {@code gcMillis} and
+   * {@code gcCount} are the JVM's collections during the timed run.
+   */
+  public record Result(long batches, long ops, long millis, long verifiedEntries, long gcMillis,
+      long gcCount) {
     public double batchesPerSecond() {
       return batches * 1000.0 / Math.max(1, millis);
     }
@@ -82,18 +86,20 @@ public final class WalAppendBench {
             "wal-append-writer-" + w));
       }
       long total = opts.writers() * opts.batchesPerWriter();
+      long[] gcBefore = GcTotals.now();
       long start = System.nanoTime();
       threads.forEach(Thread::start);
       for (Thread t : threads) {
         join(t);
       }
       long millis = (System.nanoTime() - start) / 1_000_000;
+      long[] gc = GcTotals.since(gcBefore);
       if (failure.get() != null) {
         throw NyalaException.from(failure.get());
       }
       long verified = opts.verify()
           ? WalLogVerifier.verify(ts.division(), clients, opts.batchesPerWriter()) : -1;
-      return new Result(total, total * opts.opsPerBatch(), millis, verified);
+      return new Result(total, total * opts.opsPerBatch(), millis, verified, gc[0], gc[1]);
     }
   }
 
