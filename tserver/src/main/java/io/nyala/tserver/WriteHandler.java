@@ -1,6 +1,8 @@
 package io.nyala.tserver;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.WireFormat;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
@@ -9,6 +11,7 @@ import io.nyala.common.proto.metadata.PerRowResultPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.proto.metadata.WriteResultPB;
+import io.nyala.common.proto.RowOperationsPB;
 import io.nyala.common.proto.tserver.PerRowErrorPB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
@@ -88,11 +91,8 @@ final class WriteHandler {
       clientId = RaftIds.clientId(req.getClientId().toByteArray());
       callId = req.getSeqNo();
     }
-    TabletOpPB op = TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
-        .setSchema(req.getSchema()).setRowOperations(req.getRowOperations())).build();
-    ByteString payload = UnsafeByteOperations.unsafeWrap(op.toByteArray());
     CompletableFuture<WriteResponsePB> answer =
-        RaftCalls.write(server, replica.groupId(), clientId, callId, payload)
+        RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req))
             .thenApply(reply -> toResponse(parse(reply), rows));
     if (droppedOnce == null || req.getClientId().isEmpty()) {
       // Without a client id a retry could not be told from a new write: nothing to prove.
@@ -108,6 +108,43 @@ final class WriteHandler {
       // Never completes: the gRPC call stays open until the client's deadline cancels it.
       return new CompletableFuture<>();
     });
+  }
+
+  /**
+   * The serialized {@link TabletOpPB} of a write, without copying its rows: protobuf merges
+   * repeated occurrences of a message field, so the entry is the op without rows followed by a
+   * hand-framed {@code write.row_operations.rows} field that wraps the request's own bytes. The
+   * Raft log write is then the first copy of the rows after the RPC parsed them.
+   */
+  static ByteString payload(WriteRequestPB req) {
+    RowOperationsPB rowOps = req.getRowOperations();
+    byte[] head = TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
+        .setSchema(req.getSchema()).setRowOperations(rowOps.toBuilder().clearRows()))
+        .build().toByteArray();
+    com.google.protobuf.ByteString rows = rowOps.getRows();
+    if (rows.isEmpty()) {
+      return UnsafeByteOperations.unsafeWrap(head);
+    }
+    int rowsField = CodedOutputStream.computeTagSize(RowOperationsPB.ROWS_FIELD_NUMBER)
+        + CodedOutputStream.computeUInt32SizeNoTag(rows.size()) + rows.size();
+    int rowOpsField = CodedOutputStream.computeTagSize(WriteOpPB.ROW_OPERATIONS_FIELD_NUMBER)
+        + CodedOutputStream.computeUInt32SizeNoTag(rowsField) + rowsField;
+    byte[] frame = new byte[head.length + 3 * 10 + 3 * 5];
+    System.arraycopy(head, 0, frame, 0, head.length);
+    CodedOutputStream out = CodedOutputStream.newInstance(frame, head.length,
+        frame.length - head.length);
+    try {
+      out.writeTag(TabletOpPB.WRITE_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt32NoTag(rowOpsField);
+      out.writeTag(WriteOpPB.ROW_OPERATIONS_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt32NoTag(rowsField);
+      out.writeTag(RowOperationsPB.ROWS_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt32NoTag(rows.size());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("frame of " + frame.length + " bytes too small", e);
+    }
+    return UnsafeByteOperations.unsafeWrap(frame, 0, head.length + out.getTotalBytesWritten())
+        .concat(UnsafeByteOperations.unsafeWrap(rows.asReadOnlyByteBuffer()));
   }
 
   private static WriteResultPB parse(ByteString reply) {

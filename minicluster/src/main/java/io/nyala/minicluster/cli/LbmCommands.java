@@ -1,6 +1,9 @@
 package io.nyala.minicluster.cli;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.env.Env;
+import io.nyala.common.fs.ServerFs;
+import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LbmStartupBench;
 import io.nyala.tserver.fs.log.LogBlockManager;
@@ -10,7 +13,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,19 +42,10 @@ final class LbmCommands {
 
     @Override
     public Integer call() throws Exception {
-      boolean temp = workDir == null;
-      Path dir = temp ? Files.createTempDirectory("lbm-bench") : workDir;
-      AtomicLong done = new AtomicLong();
-      LbmStartupBench.Result r;
-      try (Progress p = new Progress(System.err, "creating blocks",
-          (long) batches * blocksPerBatch, done::get)) {
-        r = LbmStartupBench.run(new LbmStartupBench.Params(batches, blocksPerBatch, dirs,
-            deletedPercent, reopens, encrypt, maxBlocks, dir), done);
-      } finally {
-        if (temp) {
-          deleteTree(dir);
-        }
-      }
+      LbmStartupBench.Result r = ScratchRun.run(workDir, "lbm-bench", "creating blocks",
+          (long) batches * blocksPerBatch, 1, (dir, done) -> LbmStartupBench.run(
+              new LbmStartupBench.Params(batches, blocksPerBatch, dirs, deletedPercent, reopens,
+                  encrypt, maxBlocks, dir), done));
       System.out.println(json ? toJson(r) : toText(r));
       return 0;
     }
@@ -89,27 +82,76 @@ final class LbmCommands {
   /** {@code nyala fs check}. */
   @Command(name = "check", mixinStandardHelpOptions = true,
       description = "Replays the log block manager's containers and prints what was found "
-          + "(containers, live blocks, bytes, damage); --repair also repairs it. Plain data dirs"
-          + " only (encrypted dirs need the server key: not yet).")
+          + "(containers, live blocks, bytes, damage); --repair also repairs it. Encrypted data"
+          + " dirs need --encrypt_data_at_rest and the cluster key file, as the server does.")
   static final class FsCheck implements Callable<Integer> {
     @Option(names = "--fs_data_dirs", split = ",", required = true,
         description = "The server's data dirs.")
     List<Path> dataDirs;
+
+    @Option(names = "--fs_wal_dir",
+        description = "The server's WAL dir (its instance file holds the wrapped server key); "
+            + "default: the first data dir with an instance file.")
+    Path walDir;
+
+    @Option(names = "--encrypt_data_at_rest",
+        description = "The server encrypts: decrypt with its server key.")
+    boolean encrypt;
+
+    @Option(names = "--encryption_key_file",
+        description = "The cluster key file that wraps the server key.")
+    Path keyFile;
 
     @Option(names = "--repair", description = "Repair what startup would repair.")
     boolean repair;
 
     @Override
     public Integer call() {
-      LbmOptions o = LbmOptions.defaults(Env.plain(), dataDirs).withRepair(repair);
+      LbmOptions o = LbmOptions.defaults(env(), dataDirs).withRepair(repair);
       try (LogBlockManager bm = LogBlockManager.open(o)) {
         System.out.print(bm.startupReport());
         return bm.startupReport().clean() ? 0 : 1;
       }
     }
+
+    /** Plain, or encrypting with the server key, as the server's instance file says. */
+    private Env env() {
+      Path instance = instanceFile();
+      InstancePB pb = instance == null ? null : ServerFs.readInstance(instance);
+      boolean formattedEncrypted = pb != null && !pb.getWrappedServerKey().isEmpty();
+      if (!encrypt) {
+        if (formattedEncrypted) {
+          throw NyalaException.invalidArgument("%s was formatted with encryption at rest: give "
+              + "--encrypt_data_at_rest and --encryption_key_file (the cluster key file)",
+              instance);
+        }
+        return Env.plain();
+      }
+      if (keyFile == null) {
+        throw NyalaException.invalidArgument("--encrypt_data_at_rest needs "
+            + "--encryption_key_file (the cluster key file that wraps the server key)");
+      }
+      if (pb == null) {
+        throw NyalaException.notFound("no instance file in --fs_wal_dir %s or --fs_data_dirs %s:"
+            + " cannot find the server key", walDir, dataDirs);
+      }
+      if (!formattedEncrypted) {
+        throw NyalaException.invalidArgument("%s was formatted without encryption at rest: "
+            + "drop --encrypt_data_at_rest", instance);
+      }
+      return MetadataFiles.serverEnv(instance, pb, keyFile);
+    }
+
+    private Path instanceFile() {
+      if (walDir != null) {
+        return walDir.resolve(ServerFs.INSTANCE);
+      }
+      return dataDirs.stream().map(d -> d.resolve(ServerFs.INSTANCE)).filter(Files::isRegularFile)
+          .findFirst().orElse(null);
+    }
   }
 
-  private static void deleteTree(Path dir) throws java.io.IOException {
+  static void deleteTree(Path dir) throws java.io.IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);

@@ -66,10 +66,19 @@ final class MetadataFiles {
       throw NyalaException.invalidArgument("%s is encrypted but %s holds no server key; give "
           + "the server's --fs_wal_dir", file, instance);
     }
+    return serverEnv(instance, pb, keyFile).readFile(file, OpenOptions.SENSITIVE);
+  }
+
+  /**
+   * The encrypting env of the server whose instance file {@code instance} (content {@code pb})
+   * holds a wrapped server key, unwrapped with the cluster key in {@code keyFile}: NOT_FOUND
+   * naming a missing key file, CORRUPTION naming the instance file for a wrong key.
+   */
+  static Env serverEnv(Path instance, InstancePB pb, Path keyFile) {
     KeyMaterial serverKey = FileKeyProvider.open(keyFile).unwrapServerKey(
         new WrappedKey(pb.getServerKeyVersion(), pb.getWrappedServerKey().toByteArray()),
         "server key in instance file " + instance);
-    return Env.encrypted(serverKey, pb.getServerKeyBits()).readFile(file, OpenOptions.SENSITIVE);
+    return Env.encrypted(serverKey, pb.getServerKeyBits());
   }
 
   /** The nearest {@code instance} file in a directory above {@code file} (its server root). */

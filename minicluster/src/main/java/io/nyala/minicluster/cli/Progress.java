@@ -16,8 +16,13 @@ final class Progress implements AutoCloseable {
   private final long startNanos = System.nanoTime();
 
   Progress(PrintStream out, String what, long total, LongSupplier done) {
+    this(out, what, total, done, 1);
+  }
+
+  /** A line every {@code periodSeconds}. */
+  Progress(PrintStream out, String what, long total, LongSupplier done, long periodSeconds) {
     timer.scheduleAtFixedRate(() -> out.println(line(what, total, done.getAsLong())),
-        1, 1, TimeUnit.SECONDS);
+        periodSeconds, periodSeconds, TimeUnit.SECONDS);
   }
 
   private String line(String what, long total, long done) {

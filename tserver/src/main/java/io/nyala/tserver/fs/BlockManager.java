@@ -44,7 +44,10 @@ public interface BlockManager extends AutoCloseable {
     void close();
   }
 
-  /** A block being written. */
+  /**
+   * A block being written. Appends go to disk as they come (no block is held in memory), but
+   * nothing is durable or visible before the transaction commits.
+   */
   interface WritableBlock {
     BlockId id();
 
@@ -54,7 +57,10 @@ public interface BlockManager extends AutoCloseable {
       append(b, 0, b.length);
     }
 
-    /** No more appends; the block is written out at commit. */
+    /**
+     * No more appends. Releases what appending held (the log block manager's container, which
+     * the next block may then use); the block becomes durable at commit.
+     */
     void finalizeBlock();
   }
 

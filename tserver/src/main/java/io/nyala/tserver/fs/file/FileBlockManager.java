@@ -11,11 +11,11 @@ import io.nyala.tserver.fs.BlockIdAllocator;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.BlockManagerMetrics;
 import io.nyala.tserver.fs.StartupReport;
-import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +25,7 @@ import java.util.Set;
  * One file per block at {@code <dir>/<h1>/<h2>/<id>} (two hex levels from the id's low bits,
  * so no directory grows huge). A block is written to {@code <id>.tmp} and renamed at commit
  * after its fsync, so a crash never leaves a block that looks complete but is not; startup
- * deletes leftover temp files. The block map ({@code sizes}) is guarded by {@code this}.
+ * deletes leftover temp files. Appends go straight to the temp file: no block is held in memory. The block map ({@code sizes}) is guarded by {@code this}.
  */
 public final class FileBlockManager implements BlockManager {
   private static final String TMP = ".tmp";
@@ -88,62 +88,89 @@ public final class FileBlockManager implements BlockManager {
 
   @Override
   public CreationTransaction newCreation() {
-    Map<BlockId, ByteArrayOutputStream> pending = new HashMap<>();
-    return new CreationTransaction() {
-      @Override
-      public WritableBlock create() {
-        BlockId id = ids.next();
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        pending.put(id, buf);
-        return new WritableBlock() {
-          @Override
-          public BlockId id() {
-            return id;
-          }
-
-          @Override
-          public void append(byte[] b, int off, int len) {
-            buf.write(b, off, len);
-          }
-
-          @Override
-          public void finalizeBlock() {}
-        };
-      }
-
-      @Override
-      public List<BlockId> commit() {
-        return commitBlocks(pending);
-      }
-
-      @Override
-      public void close() {}
-    };
+    return new Creation();
   }
 
-  private List<BlockId> commitBlocks(Map<BlockId, ByteArrayOutputStream> pending) {
-    Set<Path> touched = new LinkedHashSet<>();
-    for (Map.Entry<BlockId, ByteArrayOutputStream> e : pending.entrySet()) {
-      Path p = pathOf(e.getKey().value());
+  /**
+   * Streams each block to its own {@code <id>.tmp} as it is appended; commit syncs each file,
+   * renames it into place and syncs the touched directories once each. Closing without commit
+   * deletes the temp files (their ids stay used). Not thread-safe, like the interface says.
+   */
+  private final class Creation implements CreationTransaction {
+    /** Each block's open temp file, in creation order. */
+    private final Map<BlockId, WritableFile> files = new LinkedHashMap<>();
+    private final Set<Path> newDirs = new LinkedHashSet<>();
+    private boolean done;
+
+    @Override
+    public WritableBlock create() {
+      if (done) {
+        throw NyalaException.illegalState("creation transaction already closed");
+      }
+      BlockId id = ids.next();
+      Path p = pathOf(id.value());
       if (!env.exists(p.getParent())) {
         env.createDirs(p.getParent());
-        touched.add(p.getParent().getParent());
-        touched.add(p.getParent().getParent().getParent());
+        newDirs.add(p.getParent().getParent());
+        newDirs.add(p.getParent().getParent().getParent());
       }
-      Path tmp = p.resolveSibling(p.getFileName() + TMP);
-      try (WritableFile w = env.newWritableFile(tmp, OpenOptions.SENSITIVE.withMode(
-          OpenMode.CREATE_NEW))) {
-        w.append(e.getValue().toByteArray());
+      WritableFile w = env.newWritableFile(tmpOf(p), OpenOptions.SENSITIVE.withMode(
+          OpenMode.CREATE_NEW));
+      files.put(id, w);
+      return new WritableBlock() {
+        @Override
+        public BlockId id() {
+          return id;
+        }
+
+        @Override
+        public void append(byte[] b, int off, int len) {
+          w.append(b, off, len);
+        }
+
+        @Override
+        public void finalizeBlock() {}
+      };
+    }
+
+    @Override
+    public List<BlockId> commit() {
+      if (done) {
+        throw NyalaException.illegalState("creation transaction already closed");
+      }
+      done = true;
+      Set<Path> touched = new LinkedHashSet<>(newDirs);
+      Map<Long, Long> committed = new LinkedHashMap<>();
+      for (Map.Entry<BlockId, WritableFile> e : files.entrySet()) {
+        WritableFile w = e.getValue();
         w.sync();
+        committed.put(e.getKey().value(), w.size());
+        w.close();
+        Path p = pathOf(e.getKey().value());
+        env.renameFile(w.path(), p);
+        touched.add(p.getParent());
       }
-      env.renameFile(tmp, p);
-      touched.add(p.getParent());
+      touched.forEach(env::syncDir);
+      synchronized (FileBlockManager.this) {
+        sizes.putAll(committed);
+      }
+      return List.copyOf(files.keySet());
     }
-    touched.forEach(env::syncDir);
-    synchronized (this) {
-      pending.forEach((id, buf) -> sizes.put(id.value(), (long) buf.size()));
+
+    @Override
+    public void close() {
+      if (!done) {
+        done = true;
+        for (WritableFile w : files.values()) {
+          w.close();
+          env.deleteFile(w.path());
+        }
+      }
     }
-    return List.copyOf(pending.keySet());
+  }
+
+  private static Path tmpOf(Path p) {
+    return p.resolveSibling(p.getFileName() + TMP);
   }
 
   @Override
@@ -214,7 +241,7 @@ public final class FileBlockManager implements BlockManager {
   @Override
   public synchronized BlockManagerMetrics metrics() {
     long bytes = sizes.values().stream().mapToLong(Long::longValue).sum();
-    return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0);
+    return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0, 0);
   }
 
   @Override

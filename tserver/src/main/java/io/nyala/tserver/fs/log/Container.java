@@ -6,6 +6,7 @@ import io.nyala.common.env.OpenOptions;
 import io.nyala.common.env.ReadWriteFile;
 import io.nyala.common.env.WritableFile;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * One container: {@code <id>.data} holding blocks at file-system-block-aligned physical
@@ -30,7 +31,15 @@ final class Container {
   long created;
   long liveBlocks;
   long liveBytes;
+  /** Blocks placed here whose transaction has neither committed nor abandoned them. */
+  long pendingBlocks;
   boolean deleted;
+  /**
+   * Physical offset up to which the data file is preallocated, as far as this process knows
+   * (0 after a reopen: preallocating again is harmless). Touched only by the one writer of the
+   * container at a time.
+   */
+  private long preallocatedEnd;
 
   Container(Env env, Path dir, String id, int headerBytes) {
     this.env = env;
@@ -82,6 +91,23 @@ final class Container {
           OpenMode.OPEN_EXISTING));
     }
     return meta;
+  }
+
+  /**
+   * Before a write of logical {@code [start, end)}: when it would pass the preallocated end,
+   * reserves at least {@code chunk} more bytes from there with {@code fallocate(KEEP_SIZE)}.
+   * Returns the bytes the OS preallocated (0 when off, unsupported or refused).
+   */
+  long preallocateFor(long start, long end, long chunk) {
+    long physEnd = end + headerBytes;
+    if (chunk <= 0 || physEnd <= preallocatedEnd) {
+      return 0;
+    }
+    long from = Math.max(preallocatedEnd, start + headerBytes);
+    long len = Math.max(chunk, physEnd - from);
+    // Advanced even if refused, so a file system without fallocate costs one try per chunk.
+    preallocatedEnd = from + len;
+    return Fallocate.apply(dataPath(), Fallocate.KEEP_SIZE, List.of(new long[] {from, len, len}));
   }
 
   boolean isFull(LbmOptions o) {

@@ -163,7 +163,8 @@ final class ContainerLoader {
     while (it.hasNext()) {
       var e = it.next();
       long[] ext = e.getValue();
-      if (ext[0] + ext[1] > dataSize) {
+      // An empty block needs no bytes: its aligned offset may lie past a short file's end.
+      if (ext[1] > 0 && ext[0] + ext[1] > dataSize) {
         problems.add(String.format("block %016x: CREATE beyond end of %s (offset %d, length %d,"
             + " file size %d): dropped", e.getKey(), c.dataPath(), ext[0], ext[1], dataSize));
         it.remove();

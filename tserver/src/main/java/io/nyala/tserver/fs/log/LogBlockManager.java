@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The log block manager (DESIGN §6). All mutable state (block map, containers) is guarded by
- * {@code this}; commits hold the lock across their fsyncs, which serializes writers but keeps
- * the group-commit order simple: data fsync, CREATE records, metadata fsync.
+ * {@code this}, except a container's data appends, which belong to the one block holding it
+ * (see {@link Creation}). Commits sync data outside the lock and hold it across the metadata
+ * appends and fsyncs, keeping the group-commit order: data fsync, CREATE records, metadata
+ * fsync.
  */
 public final class LogBlockManager implements BlockManager {
   private static final Logger LOG = LoggerFactory.getLogger(LogBlockManager.class);
@@ -43,6 +45,7 @@ public final class LogBlockManager implements BlockManager {
   private final StartupReport report;
   private final ExecutorService puncher;
   private final AtomicLong holesPunched = new AtomicLong();
+  private final AtomicLong bytesPreallocated = new AtomicLong();
   private long deadDeleted;
   private int nextDir;
 
@@ -145,51 +148,103 @@ public final class LogBlockManager implements BlockManager {
     return ids.next();
   }
 
-  /** Writes the finalized blocks of one transaction; see the class comment for the order. */
-  synchronized List<BlockId> commitBlocks(List<Creation.Block> created) {
-    Map<Container, byte[]> records = new LinkedHashMap<>();
-    Map<Container, Integer> recLen = new HashMap<>();
-    List<Loc> locs = new ArrayList<>();
-    long ts = System.currentTimeMillis() * 1000;
+  /** A new block holding a container of its own until it is finalized. */
+  synchronized Creation.Block acquire() {
+    Container c = pickContainer();
+    open.get(dirIndex(c)).remove(c);
+    // Counted when placed, so a container never takes more than --log_container_max_blocks.
+    c.created++;
+    c.pendingBlocks++;
+    return new Creation.Block(nextId(), this, c);
+  }
+
+  /** Streams bytes of a block to its container; no lock: the block holds the container. */
+  void write(Creation.Block b, byte[] buf, int off, int len) {
+    Container c = b.container;
+    long at = b.offset + b.length;
+    bytesPreallocated.addAndGet(c.preallocateFor(at, at + len, opts.preallocateBytes()));
+    c.data().write(at, buf, off, len);
+  }
+
+  /** A finalized block gives its container back for the next block. */
+  synchronized void release(Creation.Block b) {
+    Container c = b.container;
+    c.nextOffset = c.alignUp(b.offset + b.length);
+    if (!c.isFull(opts)) {
+      open.get(dirIndex(c)).add(c);
+    }
+  }
+
+  /**
+   * Makes one transaction's finalized blocks durable and visible. Order per touched container:
+   * data fsync (outside the lock: the bytes are already in place), CREATE records, metadata
+   * fsync. One fsync of each kind per container however many blocks it got (group commit).
+   */
+  List<BlockId> commitBlocks(List<Creation.Block> created) {
+    Map<Container, List<Creation.Block>> byContainer = new LinkedHashMap<>();
     for (Creation.Block b : created) {
-      Container c = pickContainer();
-      byte[] data = b.bytes();
-      long off = c.nextOffset;
-      if (data.length > 0) {
-        c.data().write(off, data);
+      byContainer.computeIfAbsent(b.container, k -> new ArrayList<>()).add(b);
+    }
+    if (opts.dataFsync()) {
+      byContainer.keySet().forEach(c -> c.data().sync());
+    }
+    long ts = System.currentTimeMillis() * 1000;
+    synchronized (this) {
+      for (Map.Entry<Container, List<Creation.Block>> e : byContainer.entrySet()) {
+        byte[] buf = new byte[e.getValue().size() * (RecordFormat.FRAME + RecordFormat.CREATE_SIZE)];
+        int pos = 0;
+        for (Creation.Block b : e.getValue()) {
+          pos = RecordFormat.putCreate(buf, pos, b.id().value(), b.offset, b.length, ts);
+        }
+        e.getKey().meta().append(buf, 0, pos);
+        e.getKey().meta().sync();
       }
-      c.nextOffset = c.alignUp(off + data.length);
-      c.created++;
-      locs.add(new Loc(c, off, data.length));
-      byte[] buf = records.computeIfAbsent(c, k -> new byte[0]);
-      int pos = recLen.getOrDefault(c, 0);
-      if (buf.length < pos + RecordFormat.FRAME + RecordFormat.CREATE_SIZE) {
-        buf = java.util.Arrays.copyOf(buf, Math.max(64, buf.length * 2));
-        records.put(c, buf);
+      List<BlockId> out = new ArrayList<>();
+      for (Creation.Block b : created) {
+        Container c = b.container;
+        blocks.put(b.id().value(), new Loc(c, b.offset, b.length));
+        c.liveBlocks++;
+        c.liveBytes += b.length;
+        c.pendingBlocks--;
+        out.add(b.id());
       }
-      recLen.put(c, RecordFormat.putCreate(buf, pos, b.id().value(), off, data.length, ts));
-      if (c.isFull(opts)) {
-        open.get(dirIndex(c)).remove(c);
+      return out;
+    }
+  }
+
+  /**
+   * Forgets a transaction's blocks: no CREATE record is written, the ids stay used, and the
+   * ranges already written are punched in the background like deleted blocks.
+   */
+  synchronized void abandon(List<Creation.Block> abandoned) {
+    Map<Container, List<Loc>> freed = new LinkedHashMap<>();
+    for (Creation.Block b : abandoned) {
+      if (!b.finalized) {
+        b.finalized = true;
+        release(b);
+      }
+      Container c = b.container;
+      c.pendingBlocks--;
+      List<Loc> l = freed.computeIfAbsent(c, k -> new ArrayList<>());
+      if (b.length > 0) {
+        l.add(new Loc(c, b.offset, b.length));
       }
     }
-    for (Container c : records.keySet()) {
-      if (opts.dataFsync()) {
-        c.data().sync();
+    for (Map.Entry<Container, List<Loc>> e : freed.entrySet()) {
+      if (!e.getValue().isEmpty()) {
+        puncher.execute(() -> punch(e.getKey(), e.getValue()));
       }
+      deleteIfDead(e.getKey());
     }
-    for (Map.Entry<Container, byte[]> e : records.entrySet()) {
-      e.getKey().meta().append(e.getValue(), 0, recLen.get(e.getKey()));
-      e.getKey().meta().sync();
+  }
+
+  /** A full container with no live and no pending blocks will never be read again. */
+  private void deleteIfDead(Container c) {
+    if (c.isFull(opts) && c.liveBlocks == 0 && c.pendingBlocks == 0 && !c.deleted) {
+      c.deleteFiles();
+      all.remove(c);
+      deadDeleted++;
     }
-    List<BlockId> out = new ArrayList<>();
-    for (int i = 0; i < created.size(); i++) {
-      Loc l = locs.get(i);
-      blocks.put(created.get(i).id().value(), l);
-      l.c().liveBlocks++;
-      l.c().liveBytes += l.length();
-      out.add(created.get(i).id());
-    }
-    return out;
   }
 
   private int dirIndex(Container c) {
@@ -245,11 +300,7 @@ public final class LogBlockManager implements BlockManager {
       if (!freed.isEmpty()) {
         puncher.execute(() -> punch(c, freed));
       }
-      if (c.isFull(opts) && c.liveBlocks == 0) {
-        c.deleteFiles();
-        all.remove(c);
-        deadDeleted++;
-      }
+      deleteIfDead(c);
     }
     return List.copyOf(ids);
   }
@@ -336,7 +387,7 @@ public final class LogBlockManager implements BlockManager {
       full += c.isFull(opts) ? 1 : 0;
     }
     return new BlockManagerMetrics(blocks.size(), bytes, all.size(), full, holesPunched.get(),
-        deadDeleted);
+        deadDeleted, bytesPreallocated.get());
   }
 
   @Override

@@ -1,0 +1,151 @@
+package io.nyala.tserver.bench;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.proto.metadata.TabletOpPB;
+import io.nyala.common.proto.metadata.WriteOpPB;
+import io.nyala.common.row.RowOpType;
+import io.nyala.common.row.RowOperations;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * The analogue of Kudu's {@code mt-log-test}: {@code writers} threads each append
+ * {@code batchesPerWriter} write batches of {@code opsPerBatch} inserts to one RF-1 tablet
+ * through its local RaftServer (in-process, as the Write RPC does after validation), each
+ * keeping {@code inflight} requests outstanding. Unlike Kudu's test the entries go through
+ * consensus and are applied; without {@code fsync} the Ratis log does not fsync (unsafe flush).
+ * Writer {@code w} submits under its own client id with call ids 0, 1, 2, ... so that
+ * {@link WalLogVerifier} can check the log's order per writer.
+ */
+public final class WalAppendBench {
+  /** What to run. */
+  public record Options(int writers, long batchesPerWriter, int opsPerBatch, int inflight,
+      boolean fsync, boolean encrypt, boolean verify, Path workDir) {
+    public Options {
+      if (writers < 1 || batchesPerWriter < 1 || opsPerBatch < 1 || inflight < 1) {
+        throw NyalaException.invalidArgument("wal-append: --writers %d, --batches-per-writer %d,"
+            + " --ops-per-batch %d and --inflight %d must all be >= 1", writers,
+            batchesPerWriter, opsPerBatch, inflight);
+      }
+      if ((long) writers * batchesPerWriter * opsPerBatch > Integer.MAX_VALUE) {
+        throw NyalaException.invalidArgument("wal-append: %d rows do not fit the INT32 key",
+            (long) writers * batchesPerWriter * opsPerBatch);
+      }
+    }
+  }
+
+  /**
+   * What it measured; {@code verifiedEntries} is -1 without verification; {@code gcMillis} and
+   * {@code gcCount} are the JVM's collections during the timed run.
+   */
+  public record Result(long batches, long ops, long millis, long verifiedEntries, long gcMillis,
+      long gcCount) {
+    public double batchesPerSecond() {
+      return batches * 1000.0 / Math.max(1, millis);
+    }
+
+    public double opsPerSecond() {
+      return ops * 1000.0 / Math.max(1, millis);
+    }
+  }
+
+  private final Options opts;
+  /** Batches answered so far, for the caller's progress line. */
+  private final AtomicLong done;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+  private WalAppendBench(Options opts, AtomicLong done) {
+    this.opts = opts;
+    this.done = done;
+  }
+
+  /** Runs the benchmark, counting answered batches in {@code done} as it goes. */
+  public static Result run(Options opts, AtomicLong done) {
+    return new WalAppendBench(opts, done).runOnce();
+  }
+
+  private Result runOnce() {
+    try (SingleTabletServer ts = SingleTabletServer.start(opts.workDir(), opts.encrypt(),
+        opts.fsync())) {
+      List<ClientId> clients = new ArrayList<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int w = 0; w < opts.writers(); w++) {
+        ClientId id = ClientId.randomId();
+        clients.add(id);
+        int writer = w;
+        threads.add(new Thread(() -> write(ts.raftServer(), ts.groupId(), id, writer),
+            "wal-append-writer-" + w));
+      }
+      long total = opts.writers() * opts.batchesPerWriter();
+      long[] gcBefore = GcTotals.now();
+      long start = System.nanoTime();
+      threads.forEach(Thread::start);
+      for (Thread t : threads) {
+        join(t);
+      }
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      long[] gc = GcTotals.since(gcBefore);
+      if (failure.get() != null) {
+        throw NyalaException.from(failure.get());
+      }
+      long verified = opts.verify()
+          ? WalLogVerifier.verify(ts.division(), clients, opts.batchesPerWriter()) : -1;
+      return new Result(total, total * opts.opsPerBatch(), millis, verified, gc[0], gc[1]);
+    }
+  }
+
+  private void write(RaftServer server, RaftGroupId gid, ClientId client, int writer) {
+    Semaphore slots = new Semaphore(opts.inflight());
+    try {
+      for (long seq = 0; seq < opts.batchesPerWriter() && failure.get() == null; seq++) {
+        byte[] payload = batch(writer, seq);
+        slots.acquire();
+        RaftCalls.write(server, gid, client, seq, UnsafeByteOperations.unsafeWrap(payload))
+            .whenComplete((reply, err) -> {
+              if (err != null) {
+                failure.compareAndSet(null, err);
+              }
+              done.incrementAndGet();
+              slots.release();
+            });
+      }
+      slots.acquire(opts.inflight());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failure.compareAndSet(null, e);
+    }
+  }
+
+  private static void join(Thread t) {
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.unavailable("interrupted while waiting for %s", t.getName());
+    }
+  }
+
+  /** One serialized tablet operation: {@code opsPerBatch} inserts with keys unique overall. */
+  private byte[] batch(int writer, long seq) {
+    int k = opts.opsPerBatch();
+    long first = (writer * opts.batchesPerWriter() + seq) * k;
+    List<RowOperations.Op> ops = new ArrayList<>(k);
+    for (int i = 0; i < k; i++) {
+      ops.add(new RowOperations.Op(RowOpType.INSERT, SingleTabletServer.SCHEMA.newPartialRow()
+          .addInt("id", (int) (first + i)).addString("v", "v")));
+    }
+    return TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
+        .setSchema(SingleTabletServer.SCHEMA.toPb())
+        .setRowOperations(RowOperations.encode(SingleTabletServer.SCHEMA, ops))).build()
+        .toByteArray();
+  }
+}
