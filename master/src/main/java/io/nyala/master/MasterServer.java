@@ -9,6 +9,9 @@ import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.SysCatalog;
+import io.nyala.common.proto.master.GetTableLocationsRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.master.locations.TableLocationsCache;
 import io.nyala.master.locations.TableLocationsLookup;
 import io.nyala.master.placement.ReplicaPlacer;
 import io.nyala.master.tsmanager.TSAdminClient;
@@ -47,6 +50,7 @@ public class MasterServer extends ServerBase {
   private SysCatalog sysCatalog;
   private TSManager tsManager;
   private CatalogManager catalogManager;
+  private TableLocationsCache locations;
   private ScheduledExecutorService ticker;
 
   public MasterServer(MasterOptions options) {
@@ -71,11 +75,13 @@ public class MasterServer extends ServerBase {
         new ReplicaPlacer(new SecureRandom()),
         new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock,
         keyProvider, o.encryptionKeyLength);
-    TableLocationsLookup locations = new TableLocationsLookup(sysCatalog,
-        catalogManager.reports(), tsManager, o.maxTableLocations);
-    HeartbeatHandler heartbeats =
-        new HeartbeatHandler(uuid(), tsManager, catalogManager, o.heartbeatIntervalMs);
-    startRpc(List.of(new MasterService(this, catalogManager, tsManager, locations, heartbeats)));
+    locations = new TableLocationsCache(new TableLocationsLookup(sysCatalog,
+        catalogManager.reports(), tsManager, o.maxTableLocations),
+        sysCatalog.locationsVersions(), o.tableLocationsCacheCapacityMb, metrics);
+    catalogManager.onLeaderReady(locations::reset);
+    HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
+        o.heartbeatIntervalMs, locations::reset);
+    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     RaftGroup group = SysCatalog.initialGroup(
@@ -150,6 +156,17 @@ public class MasterServer extends ServerBase {
   /** The catalog, for tests and tools. */
   public CatalogManager catalog() {
     return catalogManager;
+  }
+
+  /** GetTableLocations as the RPC serves it: needs the ready leader, goes through the cache. */
+  public GetTableLocationsResponsePB getTableLocations(GetTableLocationsRequestPB req) {
+    catalogManager.checkLeaderReady();
+    return locations.get(req);
+  }
+
+  /** The table locations cache, for tests, tools and benchmarks. */
+  public TableLocationsCache locationsCache() {
+    return locations;
   }
 
   public TSManager tsManager() {

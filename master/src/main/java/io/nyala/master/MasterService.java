@@ -29,7 +29,6 @@ import io.nyala.common.rpc.Rpcs;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.SysCatalog;
-import io.nyala.master.locations.TableLocationsLookup;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
 import java.util.Map;
@@ -44,15 +43,13 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final MasterServer server;
   private final CatalogManager catalog;
   private final TSManager tsManager;
-  private final TableLocationsLookup locations;
   private final HeartbeatHandler heartbeats;
 
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
-      TableLocationsLookup locations, HeartbeatHandler heartbeats) {
+      HeartbeatHandler heartbeats) {
     this.server = server;
     this.catalog = catalog;
     this.tsManager = tsManager;
-    this.locations = locations;
     this.heartbeats = heartbeats;
   }
 
@@ -101,10 +98,7 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   @Override
   public void getTableLocations(GetTableLocationsRequestPB req,
       StreamObserver<GetTableLocationsResponsePB> out) {
-    Rpcs.respond(out, () -> {
-      catalog.checkLeaderReady();
-      return locations.lookup(req);
-    }, e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
+    Rpcs.respond(out, () -> server.getTableLocations(req), e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
   }
 
   @Override

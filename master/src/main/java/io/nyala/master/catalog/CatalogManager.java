@@ -55,7 +55,7 @@ public final class CatalogManager {
   private final TSAdminClient admin;
   private final ReplicaPlacer placer;
   private final Settings settings;
-  private final ReplicaReports reports = new ReplicaReports();
+  private final ReplicaReports reports;
   private final TabletCreator creator;
   private final CatalogLeadership leadership;
   private final TabletReportProcessor reportProcessor;
@@ -64,6 +64,7 @@ public final class CatalogManager {
    * interleave with another DDL; held across the catalog write.
    */
   private final ReentrantLock ddlLock = new ReentrantLock();
+  private volatile Runnable leaderReadyHook = () -> { };
 
   /** Wraps new tablet keys; null when the cluster does not encrypt. */
   private final KeyProvider keys;
@@ -83,13 +84,23 @@ public final class CatalogManager {
     this.admin = admin;
     this.placer = placer;
     this.settings = settings;
+    this.reports = new ReplicaReports(catalog::bumpLocationsOfTablet);
     this.creator = new TabletCreator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs());
     this.leadership = new CatalogLeadership(catalog, () -> {
       reports.clear();
       tsManager.onBecomeLeader();
+      leaderReadyHook.run();
     });
     this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin);
+  }
+
+  /**
+   * Runs {@code hook} each time this master becomes the ready leader, after the reports are
+   * cleared and before it serves (e.g. to reset the table locations cache).
+   */
+  public void onLeaderReady(Runnable hook) {
+    this.leaderReadyHook = hook;
   }
 
   public SysCatalog catalog() {
