@@ -117,7 +117,8 @@ final class ToolCommands {
 
   /** {@code nyala bench}: micro-benchmarks that print figures. */
   @Command(name = "bench", mixinStandardHelpOptions = true,
-      description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class})
+      description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class,
+          BenchTableLocations.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
