@@ -4,6 +4,8 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.master.AlterTableRequestPB;
+import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
@@ -14,6 +16,8 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.GetTableSchemaRequestPB;
 import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
+import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
 import io.nyala.common.proto.master.ListMastersRequestPB;
@@ -80,6 +84,19 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
       catalog.deleteTable(req.getTable());
       return DeleteTableResponsePB.getDefaultInstance();
     }, e -> DeleteTableResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void alterTable(AlterTableRequestPB req, StreamObserver<AlterTableResponsePB> out) {
+    Rpcs.respond(out, () -> catalog.alterTable(req),
+        e -> AlterTableResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void isAlterTableDone(IsAlterTableDoneRequestPB req,
+      StreamObserver<IsAlterTableDoneResponsePB> out) {
+    Rpcs.respond(out, () -> catalog.isAlterTableDone(req.getTable()),
+        e -> IsAlterTableDoneResponsePB.newBuilder().setError(e).build());
   }
 
   @Override

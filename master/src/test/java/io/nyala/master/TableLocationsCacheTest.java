@@ -8,7 +8,6 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
-import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.master.locations.TableLocationsCache;
 import org.junit.jupiter.api.Test;
@@ -69,15 +68,21 @@ class TableLocationsCacheTest extends LocationsTestBase {
   void alterIsSeenByTheNextLookup() throws Exception {
     startWithTable("t", 2);
     GetTableLocationsResponsePB before = locate("t");
-    SysTableEntryPB table = m.master.catalog().catalog().read(s -> s.tableByName("t"));
-    m.master.catalog().catalog().writeSync(SysCatalogBatchPB.newBuilder()
-        .addOps(SysCatalogOpPB.newBuilder().setPutTable(table.toBuilder().setName("t2")))
-        .build());
+    long misses = metric("misses");
+    m.stub().alterTable(io.nyala.common.proto.master.AlterTableRequestPB.newBuilder()
+        .setTable(Tables.byName("t")).setNewTableName("t2").build());
     GetTableLocationsResponsePB r = m.stub().getTableLocations(
         GetTableLocationsRequestPB.newBuilder().setTable(Tables.byName("t")).build());
     assertThat(r.getError().getCode()).isEqualTo(StatusCodePB.NOT_FOUND);
     assertThat(locate("t2").getTabletLocationsList())
         .isEqualTo(before.getTabletLocationsList());
+    assertThat(metric("misses")).isEqualTo(misses + 2);
+    locate("t2");
+    assertThat(metric("misses")).isEqualTo(misses + 2);
+    m.stub().alterTable(io.nyala.common.proto.master.AlterTableRequestPB.newBuilder()
+        .setTable(Tables.byName("t2")).addAlterSchemaSteps(AlterTableTest.drop("val")).build());
+    locate("t2");
+    assertThat(metric("misses")).isEqualTo(misses + 3);
   }
 
   @Test

@@ -9,8 +9,11 @@ import io.nyala.common.proto.ColumnSchemaPB;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.SchemaPB;
+import io.nyala.common.proto.master.AlterTableRequestPB;
+import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletReportPB;
@@ -59,6 +62,7 @@ public final class CatalogManager {
   private final TabletCreator creator;
   private final CatalogLeadership leadership;
   private final TabletReportProcessor reportProcessor;
+  private final SchemaPropagator schemas;
   /**
    * Serializes DDL so a check (name free, table present) and the write it guards cannot
    * interleave with another DDL; held across the catalog write.
@@ -92,6 +96,8 @@ public final class CatalogManager {
       tsManager.onBecomeLeader();
       leaderReadyHook.run();
     });
+    this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
+        settings.tabletCreationRetryMs());
     this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin);
   }
 
@@ -119,6 +125,7 @@ public final class CatalogManager {
   public void tick() {
     if (leadership.poll()) {
       creator.sweep();
+      schemas.sweep();
     }
   }
 
@@ -276,6 +283,48 @@ public final class CatalogManager {
             t.getTabletId(), reason);
       }
     }
+  }
+
+  /**
+   * Renames the table and/or adds, drops and renames columns in one new schema version, written
+   * to the catalog; the tablets follow in the background ({@link #isAlterTableDone}).
+   */
+  public AlterTableResponsePB alterTable(AlterTableRequestPB req) {
+    checkLeaderReady();
+    SysTableEntryPB altered;
+    List<SysTabletEntryPB> tablets;
+    ddlLock.lock();
+    try {
+      SysTableEntryPB table = catalog.read(s -> findTable(s, req.getTable()));
+      altered = SchemaChange.apply(table, req);
+      String newName = altered.getName();
+      if (!newName.equals(table.getName())
+          && catalog.read(s -> s.tableByName(newName)) != null) {
+        throw NyalaException.alreadyPresent("cannot rename table '%s' to '%s': a table with "
+            + "that name exists", table.getName(), newName);
+      }
+      catalog.writeSync(SysCatalogBatchPB.newBuilder()
+          .addOps(SysCatalogOpPB.newBuilder().setPutTable(altered)).build());
+      tablets = catalog.read(s -> s.tabletsOf(table.getTableId()));
+      LOG.info("altered table '{}' ({}): now '{}' at schema version {}", table.getName(),
+          table.getTableId(), newName, altered.getSchema().getVersion());
+    } finally {
+      ddlLock.unlock();
+    }
+    schemas.sendAll(altered, tablets);
+    return AlterTableResponsePB.newBuilder().setTableId(altered.getTableId())
+        .setSchemaVersion(altered.getSchema().getVersion()).build();
+  }
+
+  /** Done once every tablet's leader has reported the table's current schema version. */
+  public IsAlterTableDoneResponsePB isAlterTableDone(TableIdentifierPB ident) {
+    checkLeaderReady();
+    SysTableEntryPB table = catalog.read(s -> findTable(s, ident));
+    int version = table.getSchema().getVersion();
+    boolean done = catalog.read(s -> s.tabletsOf(table.getTableId())).stream()
+        .allMatch(t -> schemas.isCurrent(t, version));
+    return IsAlterTableDoneResponsePB.newBuilder().setDone(done).setSchemaVersion(version)
+        .build();
   }
 
   public ListTablesResponsePB listTables(String nameFilter) {

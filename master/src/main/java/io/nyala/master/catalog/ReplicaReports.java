@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  */
 public final class ReplicaReports {
   /** One replica's last report. */
-  public record ReplicaState(TabletStatePB state, RaftRolePB role, long term) {}
+  public record ReplicaState(TabletStatePB state, RaftRolePB role, long term,
+      int schemaVersion) {}
 
   /** A tablet's leader as last reported. */
   public record Leader(String uuid, long term) {}
@@ -39,7 +40,8 @@ public final class ReplicaReports {
   public Leader update(String tsUuid, ReportedTabletPB r) {
     String tabletId = r.getTabletId();
     replicas.computeIfAbsent(tabletId, k -> new ConcurrentHashMap<>())
-        .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm()));
+        .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm(),
+            r.getSchemaVersion()));
     String leaderUuid = r.getRole() == RaftRolePB.LEADER ? tsUuid : r.getLeaderUuid();
     if (leaderUuid.isEmpty()) {
       return leaders.get(tabletId);
@@ -85,6 +87,12 @@ public final class ReplicaReports {
 
   public Leader leader(String tabletId) {
     return leaders.get(tabletId);
+  }
+
+  /** The replica's last report, or null. */
+  public ReplicaState replica(String tabletId, String tsUuid) {
+    Map<String, ReplicaState> m = replicas.get(tabletId);
+    return m == null ? null : m.get(tsUuid);
   }
 
   public boolean hasReported(String tabletId, String tsUuid) {
