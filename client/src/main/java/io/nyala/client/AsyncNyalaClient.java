@@ -11,6 +11,8 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.partition.PartitionSchema;
+import io.nyala.common.proto.master.AlterTableRequestPB;
+import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
@@ -19,6 +21,8 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.GetTableSchemaRequestPB;
 import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
+import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
@@ -161,6 +165,47 @@ public final class AsyncNyalaClient implements AutoCloseable {
           PartitionSchema ps = PartitionSchema.fromPb(resp.getPartitionSchema(), schema);
           return new NyalaTable(this, resp.getTableId(), resp.getTableName(), schema, ps,
               resp.getNumReplicas());
+        });
+  }
+
+  /**
+   * Alters a table and waits until every tablet runs the new schema. See
+   * {@link NyalaClient#alterTable}.
+   *
+   * @param name the table's current name
+   * @param options the changes
+   * @return the table with its new name and schema
+   */
+  public CompletableFuture<NyalaTable> alterTable(String name, AlterTableOptions options) {
+    Deadline d = Deadline.after(adminOperationTimeoutMs);
+    AlterTableRequestPB req = options.toPb()
+        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
+    return master.call("AlterTable '" + name + "'", req, MasterServiceStub::alterTable,
+            AlterTableResponsePB::getError, d)
+        .thenCompose(resp -> {
+          // Cached locations carry the old name; the next lookup refetches them.
+          locationsByTableId.remove(resp.getTableId());
+          TableIdentifierPB id = TableIdentifierPB.newBuilder().setTableId(resp.getTableId())
+              .build();
+          return waitForAlter(name, id, d, 0).thenCompose(v -> getTableSchema(id, name, d));
+        });
+  }
+
+  private CompletableFuture<Void> waitForAlter(String name, TableIdentifierPB id, Deadline d,
+      int attempt) {
+    IsAlterTableDoneRequestPB req = IsAlterTableDoneRequestPB.newBuilder().setTable(id).build();
+    return master.call("IsAlterTableDone '" + name + "'", req,
+            MasterServiceStub::isAlterTableDone, IsAlterTableDoneResponsePB::getError, d)
+        .thenCompose(resp -> {
+          if (resp.getDone()) {
+            return CompletableFuture.completedFuture(null);
+          }
+          if (d.expired()) {
+            throw NyalaException.timedOut("alter of table '%s' did not reach every tablet "
+                + "within %d ms", name, d.timeoutMillis());
+          }
+          long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
+          return transport.delay(delay).thenCompose(v -> waitForAlter(name, id, d, attempt + 1));
         });
   }
 
