@@ -27,6 +27,16 @@ public class MasterOptions extends ServerOptions {
       description = "Replication factor of tables created with num_replicas = 0.")
   public int defaultNumReplicas = 3;
 
+  @Option(names = "--max_create_tablets_per_ts", defaultValue = "60",
+      description = "CreateTable fails if it would place more than this many replicas per live "
+          + "tablet server (tablets x replication factor / live tablet servers).")
+  public int maxCreateTabletsPerTs = 60;
+
+  @Option(names = "--rereplication_retry_ms", defaultValue = "10000",
+      description = "After a failed replacement of a dead tablet server's replica, wait this "
+          + "long before trying that tablet again; also how long a replacement may take (ms).")
+  public long rereplicationRetryMs = 10000;
+
   @Option(names = "--max_table_locations", defaultValue = "1000",
       description = "Tablets returned by GetTableLocations when the request asks for 0.")
   public int maxTableLocations = 1000;

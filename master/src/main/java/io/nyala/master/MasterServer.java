@@ -14,6 +14,7 @@ import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.master.locations.TableLocationsCache;
 import io.nyala.master.locations.TableLocationsLookup;
 import io.nyala.master.placement.ReplicaPlacer;
+import io.nyala.master.rereplication.ReReplicator;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
 import java.nio.charset.StandardCharsets;
@@ -51,6 +52,7 @@ public class MasterServer extends ServerBase {
   private TSManager tsManager;
   private CatalogManager catalogManager;
   private TableLocationsCache locations;
+  private ReReplicator reReplicator;
   private ScheduledExecutorService ticker;
 
   public MasterServer(MasterOptions options) {
@@ -71,14 +73,20 @@ public class MasterServer extends ServerBase {
     MasterOptions o = masterOptions;
     tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
     TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
-    catalogManager = new CatalogManager(sysCatalog, tsManager, admin,
-        new ReplicaPlacer(new SecureRandom()),
+    ReplicaPlacer placer = new ReplicaPlacer(new SecureRandom(), o.maxCreateTabletsPerTs);
+    catalogManager = new CatalogManager(sysCatalog, tsManager, admin, placer,
         new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock,
         keyProvider, o.encryptionKeyLength);
     locations = new TableLocationsCache(new TableLocationsLookup(sysCatalog,
         catalogManager.reports(), tsManager, o.maxTableLocations),
         sysCatalog.locationsVersions(), o.tableLocationsCacheCapacityMb, metrics);
-    catalogManager.onLeaderReady(locations::reset);
+    reReplicator = new ReReplicator(catalogManager, tsManager, admin, placer, nanoClock,
+        o.rereplicationRetryMs, metrics);
+    catalogManager.setJoiningReplicas(reReplicator::isJoining);
+    catalogManager.onLeaderReady(() -> {
+      locations.reset();
+      reReplicator.reset();
+    });
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
         o.heartbeatIntervalMs, locations::reset);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats)));
@@ -117,6 +125,9 @@ public class MasterServer extends ServerBase {
   private void tick() {
     try {
       catalogManager.tick();
+      if (catalogManager.leadership().isReady()) {
+        reReplicator.sweep();
+      }
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
       LOG.warn("master background pass failed", e);

@@ -18,6 +18,7 @@ import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
@@ -37,6 +38,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +109,20 @@ public final class CatalogManager {
    */
   public void onLeaderReady(Runnable hook) {
     this.leaderReadyHook = hook;
+  }
+
+  /** The CreateTablet request for a replica of {@code tablet} (re-replication adds joining). */
+  public static CreateTabletRequestPB createTabletRequest(SysTableEntryPB table,
+      SysTabletEntryPB tablet) {
+    return TabletCreator.request(table, tablet);
+  }
+
+  /**
+   * Tells the report processor which replicas are joining a tablet (not yet in the catalog), so
+   * their reports do not get them deleted as strays.
+   */
+  public void setJoiningReplicas(BiPredicate<String, String> joining) {
+    reportProcessor.setJoining(joining);
   }
 
   public SysCatalog catalog() {

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,8 @@ final class TabletReportProcessor {
   private final ReplicaReports reports;
   private final TabletCreator creator;
   private final TSAdminClient admin;
+  /** (tablet id, tserver uuid) of replicas joining a tablet: not strays though not listed. */
+  private volatile BiPredicate<String, String> joining = (t, u) -> false;
 
   TabletReportProcessor(SysCatalog catalog, ReplicaReports reports, TabletCreator creator,
       TSAdminClient admin) {
@@ -35,6 +38,10 @@ final class TabletReportProcessor {
     this.reports = reports;
     this.creator = creator;
     this.admin = admin;
+  }
+
+  void setJoining(BiPredicate<String, String> joining) {
+    this.joining = joining;
   }
 
   void process(TSDescriptor ts, TabletReportPB report) {
@@ -48,6 +55,9 @@ final class TabletReportProcessor {
     Map<String, Known> known = lookUp(uuid, reportedIds);
     for (ReportedTabletPB r : report.getUpdatedTabletsList()) {
       Known k = known.get(r.getTabletId());
+      if (k.staleReason() != null && joining.test(r.getTabletId(), uuid)) {
+        continue; // added to the catalog once the leader commits the configuration change
+      }
       if (k.staleReason() != null) {
         reports.remove(uuid, r.getTabletId());
         sendDelete(uuid, ts.rpcAddress(), r.getTabletId(), k.staleReason());
