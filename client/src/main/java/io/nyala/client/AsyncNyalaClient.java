@@ -38,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The asynchronous Nyala client: every call returns a {@link CompletableFuture} that fails with a
@@ -130,19 +131,27 @@ public final class AsyncNyalaClient implements AutoCloseable {
       int attempt) {
     IsCreateTableDoneRequestPB req = IsCreateTableDoneRequestPB.newBuilder()
         .setTable(TableIdentifierPB.newBuilder().setTableId(id)).build();
-    return master.call("IsCreateTableDone '" + name + "'", req,
+    return pollUntil(() -> master.call("IsCreateTableDone '" + name + "'", req,
             MasterServiceStub::isCreateTableDone, IsCreateTableDoneResponsePB::getError, d)
-        .thenCompose(resp -> {
-          if (resp.getDone()) {
-            return CompletableFuture.completedFuture(id);
-          }
-          if (d.expired()) {
-            throw NyalaException.timedOut("table '%s' was not created within %d ms", name,
-                d.timeoutMillis());
-          }
-          long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
-          return transport.delay(delay).thenCompose(v -> waitForCreation(name, id, d, attempt + 1));
-        });
+            .thenApply(IsCreateTableDoneResponsePB::getDone), d, attempt,
+        () -> NyalaException.timedOut("table '%s' was not created within %d ms", name,
+            d.timeoutMillis()))
+        .thenApply(v -> id);
+  }
+
+  /** Asks {@code done} with backoff until it answers true; fails with {@code timeout}. */
+  private CompletableFuture<Void> pollUntil(Supplier<CompletableFuture<Boolean>> done,
+      Deadline d, int attempt, Supplier<NyalaException> timeout) {
+    return done.get().thenCompose(ok -> {
+      if (ok) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (d.expired()) {
+        throw timeout.get();
+      }
+      long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
+      return transport.delay(delay).thenCompose(v -> pollUntil(done, d, attempt + 1, timeout));
+    });
   }
 
   /**
@@ -187,26 +196,17 @@ public final class AsyncNyalaClient implements AutoCloseable {
           locationsByTableId.remove(resp.getTableId());
           TableIdentifierPB id = TableIdentifierPB.newBuilder().setTableId(resp.getTableId())
               .build();
-          return waitForAlter(name, id, d, 0).thenCompose(v -> getTableSchema(id, name, d));
+          return waitForAlter(name, id, d).thenCompose(v -> getTableSchema(id, name, d));
         });
   }
 
-  private CompletableFuture<Void> waitForAlter(String name, TableIdentifierPB id, Deadline d,
-      int attempt) {
+  private CompletableFuture<Void> waitForAlter(String name, TableIdentifierPB id, Deadline d) {
     IsAlterTableDoneRequestPB req = IsAlterTableDoneRequestPB.newBuilder().setTable(id).build();
-    return master.call("IsAlterTableDone '" + name + "'", req,
+    return pollUntil(() -> master.call("IsAlterTableDone '" + name + "'", req,
             MasterServiceStub::isAlterTableDone, IsAlterTableDoneResponsePB::getError, d)
-        .thenCompose(resp -> {
-          if (resp.getDone()) {
-            return CompletableFuture.completedFuture(null);
-          }
-          if (d.expired()) {
-            throw NyalaException.timedOut("alter of table '%s' did not reach every tablet "
-                + "within %d ms", name, d.timeoutMillis());
-          }
-          long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
-          return transport.delay(delay).thenCompose(v -> waitForAlter(name, id, d, attempt + 1));
-        });
+            .thenApply(IsAlterTableDoneResponsePB::getDone), d, 0,
+        () -> NyalaException.timedOut("alter of table '%s' did not reach every tablet within "
+            + "%d ms", name, d.timeoutMillis()));
   }
 
   /**

@@ -42,7 +42,7 @@ class AlterTableIT {
       cluster.start();
       NyalaTable table = client.createTable("altered", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 3).setNumReplicas(3));
-      insertOld(client, table);
+      TestRows.insert(client, table, 0, OLD_ROWS);
 
       NyalaTable altered = client.alterTable("altered", new AlterTableOptions()
           .addColumn("extra", Type.INT64, 42L)
@@ -65,19 +65,6 @@ class AlterTableIT {
           .isInstanceOfSatisfying(NyalaException.class,
               e -> assertThat(e.code()).isEqualTo(StatusCode.NOT_FOUND));
       checkRows(client, client.openTable("altered2"));
-    }
-  }
-
-  private static void insertOld(NyalaClient client, NyalaTable table) {
-    try (NyalaSession s = client.newSession()) {
-      s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
-      for (long k = 0; k < OLD_ROWS; k++) {
-        Operation op = table.newInsert();
-        op.getRow().addLong("key", k).addString("name", TestRows.name(k))
-            .addInt("num", TestRows.num(k)).addDouble("dbl", TestRows.dbl(k));
-        s.apply(op);
-      }
-      assertNoErrors(s.flush());
     }
   }
 

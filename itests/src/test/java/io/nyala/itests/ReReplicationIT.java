@@ -5,10 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
-import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
-import io.nyala.client.Operation;
-import io.nyala.client.OperationResponse;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.TableIdentifierPB;
@@ -51,7 +48,7 @@ class ReReplicationIT {
       cluster.start();
       NyalaTable table = client.createTable("rerep", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 6).setNumReplicas(3));
-      write(client, table);
+      TestRows.insert(client, table, 0, ROWS);
       MasterServer master = cluster.masterServer(0);
       String victimUuid = cluster.tabletServer(VICTIM).uuid();
       Set<String> held = new HashSet<>();
@@ -79,21 +76,6 @@ class ReReplicationIT {
             Set<String> hosted = hosted(probe, VICTIM);
             return hosted != null && held.stream().noneMatch(hosted::contains);
           });
-    }
-  }
-
-  private static void write(NyalaClient client, NyalaTable table) {
-    try (NyalaSession s = client.newSession()) {
-      s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
-      for (long k = 0; k < ROWS; k++) {
-        Operation op = table.newInsert();
-        op.getRow().addLong("key", k).addString("name", TestRows.name(k))
-            .addInt("num", TestRows.num(k)).addDouble("dbl", TestRows.dbl(k));
-        s.apply(op);
-      }
-      for (OperationResponse r : s.flush()) {
-        assertThat(r.hasRowError()).as("%s", r.getRowError()).isFalse();
-      }
     }
   }
 
