@@ -96,6 +96,41 @@ class ReReplicationTest {
         .allMatch(t -> byUuid.get(victim).deleted(t.getTabletId())));
   }
 
+  @Test
+  void theLeadersReportedConfigurationReachesTheCatalog() throws Exception {
+    m = MasterFixture.start(dir);
+    for (int i = 0; i < 4; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      byUuid.put(ts.uuid, ts);
+      ts.register(m.stub());
+    }
+    String tableId = m.stub().createTable(Tables.create("cfg", 1, 3)).getTableId();
+    SysTabletEntryPB t = tablets(tableId).get(0);
+    String leader = t.getReplicas(0).getUuid();
+    String follower = t.getReplicas(1).getUuid();
+    String outsider = byUuid.keySet().stream().filter(u -> !holds(t, u)).findFirst().get();
+    byUuid.get(leader).heartbeat(m.stub(),
+        FakeTServer.incremental(FakeTServer.leader(t.getTabletId(), 1)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0).getState()
+        == SysTabletStatePB.SYS_TABLET_RUNNING);
+    List<String> swapped = List.of(leader, follower, outsider);
+
+    // A follower's view does not count.
+    byUuid.get(follower).heartbeat(m.stub(), FakeTServer.incremental(
+        FakeTServer.follower(t.getTabletId(), leader, 1).toBuilder()
+            .addAllConfigPeerUuids(swapped).build()));
+    assertThat(tablets(tableId).get(0).getReplicasList()).extracting(RaftPeerPB::getUuid)
+        .doesNotContain(outsider);
+
+    byUuid.get(leader).heartbeat(m.stub(), FakeTServer.incremental(
+        FakeTServer.leader(t.getTabletId(), 1).toBuilder().addAllConfigPeerUuids(swapped)
+            .build()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0)
+        .getReplicasList().stream().map(RaftPeerPB::getUuid).toList()
+        .containsAll(swapped));
+    assertThat(tablets(tableId).get(0).getReplicasList()).hasSize(3);
+  }
+
   List<SysTabletEntryPB> tablets(String tableId) {
     return m.master.catalog().catalog().read(s -> s.tabletsOf(tableId));
   }

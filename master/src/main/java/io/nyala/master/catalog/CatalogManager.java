@@ -100,7 +100,8 @@ public final class CatalogManager {
     });
     this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs());
-    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin);
+    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
+        tsManager);
   }
 
   /**

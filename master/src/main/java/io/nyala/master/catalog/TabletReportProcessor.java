@@ -7,6 +7,7 @@ import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies a tserver's tablet report: records replica states and leaders, promotes CREATING
- * tablets that have a leader, and reconciles: a replica the catalog does not assign to that
+ * tablets that have a leader, adopts a leader's changed configuration ({@link ConfigReconciler}),
+ * and reconciles: a replica the catalog does not assign to that
  * tserver (unknown tablet, deleted table, or not a member) is deleted there, asynchronously.
  */
 final class TabletReportProcessor {
@@ -29,11 +31,13 @@ final class TabletReportProcessor {
   private final ReplicaReports reports;
   private final TabletCreator creator;
   private final TSAdminClient admin;
+  private final ConfigReconciler configs;
   /** (tablet id, tserver uuid) of replicas joining a tablet: not strays though not listed. */
   private volatile BiPredicate<String, String> joining = (t, u) -> false;
 
   TabletReportProcessor(SysCatalog catalog, ReplicaReports reports, TabletCreator creator,
-      TSAdminClient admin) {
+      TSAdminClient admin, TSManager tsManager) {
+    this.configs = new ConfigReconciler(catalog, tsManager);
     this.catalog = catalog;
     this.reports = reports;
     this.creator = creator;
@@ -67,6 +71,7 @@ final class TabletReportProcessor {
       if (leader != null && k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
         creator.markRunning(k.tablet(), leader);
       }
+      configs.reconcile(k.tablet(), uuid, r, leader);
     }
   }
 
