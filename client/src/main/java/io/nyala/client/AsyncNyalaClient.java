@@ -11,6 +11,8 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.partition.PartitionSchema;
+import io.nyala.common.proto.master.AlterTableRequestPB;
+import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
@@ -19,6 +21,8 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.GetTableSchemaRequestPB;
 import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
+import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
@@ -34,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The asynchronous Nyala client: every call returns a {@link CompletableFuture} that fails with a
@@ -126,19 +131,27 @@ public final class AsyncNyalaClient implements AutoCloseable {
       int attempt) {
     IsCreateTableDoneRequestPB req = IsCreateTableDoneRequestPB.newBuilder()
         .setTable(TableIdentifierPB.newBuilder().setTableId(id)).build();
-    return master.call("IsCreateTableDone '" + name + "'", req,
+    return pollUntil(() -> master.call("IsCreateTableDone '" + name + "'", req,
             MasterServiceStub::isCreateTableDone, IsCreateTableDoneResponsePB::getError, d)
-        .thenCompose(resp -> {
-          if (resp.getDone()) {
-            return CompletableFuture.completedFuture(id);
-          }
-          if (d.expired()) {
-            throw NyalaException.timedOut("table '%s' was not created within %d ms", name,
-                d.timeoutMillis());
-          }
-          long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
-          return transport.delay(delay).thenCompose(v -> waitForCreation(name, id, d, attempt + 1));
-        });
+            .thenApply(IsCreateTableDoneResponsePB::getDone), d, attempt,
+        () -> NyalaException.timedOut("table '%s' was not created within %d ms", name,
+            d.timeoutMillis()))
+        .thenApply(v -> id);
+  }
+
+  /** Asks {@code done} with backoff until it answers true; fails with {@code timeout}. */
+  private CompletableFuture<Void> pollUntil(Supplier<CompletableFuture<Boolean>> done,
+      Deadline d, int attempt, Supplier<NyalaException> timeout) {
+    return done.get().thenCompose(ok -> {
+      if (ok) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (d.expired()) {
+        throw timeout.get();
+      }
+      long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
+      return transport.delay(delay).thenCompose(v -> pollUntil(done, d, attempt + 1, timeout));
+    });
   }
 
   /**
@@ -162,6 +175,38 @@ public final class AsyncNyalaClient implements AutoCloseable {
           return new NyalaTable(this, resp.getTableId(), resp.getTableName(), schema, ps,
               resp.getNumReplicas());
         });
+  }
+
+  /**
+   * Alters a table and waits until every tablet runs the new schema. See
+   * {@link NyalaClient#alterTable}.
+   *
+   * @param name the table's current name
+   * @param options the changes
+   * @return the table with its new name and schema
+   */
+  public CompletableFuture<NyalaTable> alterTable(String name, AlterTableOptions options) {
+    Deadline d = Deadline.after(adminOperationTimeoutMs);
+    AlterTableRequestPB req = options.toPb()
+        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
+    return master.call("AlterTable '" + name + "'", req, MasterServiceStub::alterTable,
+            AlterTableResponsePB::getError, d)
+        .thenCompose(resp -> {
+          // Cached locations carry the old name; the next lookup refetches them.
+          locationsByTableId.remove(resp.getTableId());
+          TableIdentifierPB id = TableIdentifierPB.newBuilder().setTableId(resp.getTableId())
+              .build();
+          return waitForAlter(name, id, d).thenCompose(v -> getTableSchema(id, name, d));
+        });
+  }
+
+  private CompletableFuture<Void> waitForAlter(String name, TableIdentifierPB id, Deadline d) {
+    IsAlterTableDoneRequestPB req = IsAlterTableDoneRequestPB.newBuilder().setTable(id).build();
+    return pollUntil(() -> master.call("IsAlterTableDone '" + name + "'", req,
+            MasterServiceStub::isAlterTableDone, IsAlterTableDoneResponsePB::getError, d)
+            .thenApply(IsAlterTableDoneResponsePB::getDone), d, 0,
+        () -> NyalaException.timedOut("alter of table '%s' did not reach every tablet within "
+            + "%d ms", name, d.timeoutMillis()));
   }
 
   /**

@@ -61,6 +61,22 @@ public final class NyalaClient implements AutoCloseable {
     Sync.join(async.deleteTable(name));
   }
 
+  /**
+   * Alters a table (renames it, adds, drops or renames columns) and waits until every tablet
+   * runs the new schema.
+   *
+   * @param name the table's current name
+   * @param options the changes
+   * @return the table as it is now, with its new name and schema; tables opened earlier keep
+   *     their old schema, so open them again
+   * @throws NyalaException NOT_FOUND (no such table), INVALID_ARGUMENT (naming the column),
+   *     ALREADY_PRESENT (the new name is taken), TIMED_OUT (the tablets did not all follow in
+   *     time; the change itself is made and they will still follow)
+   */
+  public NyalaTable alterTable(String name, AlterTableOptions options) {
+    return Sync.join(async.alterTable(name, options));
+  }
+
   /** @return every table's name */
   public List<String> listTables() {
     return Sync.join(async.listTables());

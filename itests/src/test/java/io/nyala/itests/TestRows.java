@@ -2,6 +2,9 @@ package io.nyala.itests;
 
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaScanner;
+import io.nyala.client.NyalaSession;
+import io.nyala.client.Operation;
+import io.nyala.client.OperationResponse;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.RowResult;
 import io.nyala.common.schema.ColumnSchema;
@@ -50,6 +53,24 @@ final class TestRows {
     }
     scanner.close();
     return out;
+  }
+
+  /** Inserts the rows with keys [from, to) in one flush; fails on any row error. */
+  static void insert(NyalaClient client, NyalaTable table, long from, long to) {
+    try (NyalaSession s = client.newSession()) {
+      s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
+      for (long k = from; k < to; k++) {
+        Operation op = table.newInsert();
+        op.getRow().addLong("key", k).addString("name", name(k)).addInt("num", num(k))
+            .addDouble("dbl", dbl(k));
+        s.apply(op);
+      }
+      for (OperationResponse r : s.flush()) {
+        if (r.hasRowError()) {
+          throw new AssertionError("insert failed: " + r.getRowError());
+        }
+      }
+    }
   }
 
   static String expected(long k) {

@@ -1,5 +1,6 @@
 package io.nyala.master;
 
+import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.master.catalog.CatalogManager;
@@ -16,9 +17,12 @@ final class HeartbeatHandler {
   private final TSManager tsManager;
   private final CatalogManager catalogManager;
   private final long heartbeatIntervalMs;
+  /** Run when a tserver registers or changes its registration (its TSInfo in locations). */
+  private final Runnable registrationChanged;
 
   HeartbeatHandler(String masterUuid, TSManager tsManager, CatalogManager catalogManager,
-      long heartbeatIntervalMs) {
+      long heartbeatIntervalMs, Runnable registrationChanged) {
+    this.registrationChanged = registrationChanged;
     this.masterUuid = masterUuid;
     this.tsManager = tsManager;
     this.catalogManager = catalogManager;
@@ -27,7 +31,12 @@ final class HeartbeatHandler {
 
   TSHeartbeatResponsePB handle(TSHeartbeatRequestPB req) {
     catalogManager.checkLeaderReady();
+    TSDescriptor known = tsManager.get(req.getRegistration().getUuid());
+    ServerRegistrationPB before = known == null ? null : known.registration();
     TSDescriptor ts = tsManager.heartbeat(req.getRegistration(), req.getNumLiveTablets());
+    if (!ts.registration().equals(before)) {
+      registrationChanged.run();
+    }
     if (req.hasTabletReport()) {
       catalogManager.processReport(ts, req.getTabletReport());
       if (!req.getTabletReport().getIsIncremental()) {

@@ -4,7 +4,7 @@ import io.nyala.common.server.ServerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** The master's flags on top of every server's. None of them may change at run time. */
+/** The master's flags on top of every server's. Fixed at start unless a flag says otherwise. */
 @Command(name = "nyala-master", description = "Runs a Nyala master.")
 public class MasterOptions extends ServerOptions {
   @Option(names = "--help", usageHelp = true, description = "Show this help and exit.")
@@ -27,9 +27,25 @@ public class MasterOptions extends ServerOptions {
       description = "Replication factor of tables created with num_replicas = 0.")
   public int defaultNumReplicas = 3;
 
+  @Option(names = "--max_create_tablets_per_ts", defaultValue = "60",
+      description = "CreateTable fails if it would place more than this many replicas per live "
+          + "tablet server (tablets x replication factor / live tablet servers).")
+  public int maxCreateTabletsPerTs = 60;
+
+  @Option(names = "--rereplication_retry_ms", defaultValue = "10000",
+      description = "After a failed replacement of a dead tablet server's replica, wait this "
+          + "long before trying that tablet again; also how long a replacement may take (ms).")
+  public long rereplicationRetryMs = 10000;
+
   @Option(names = "--max_table_locations", defaultValue = "1000",
       description = "Tablets returned by GetTableLocations when the request asks for 0.")
   public int maxTableLocations = 1000;
+
+  @Option(names = "--table_locations_cache_capacity_mb", defaultValue = "128",
+      description = "Capacity of the GetTableLocations response cache (MiB, estimated bytes of "
+          + "keys and responses); 0 turns it off. The only master flag that may change at run "
+          + "time (TableLocationsCache.setCapacityMb).")
+  public long tableLocationsCacheCapacityMb = 128;
 
   @Option(names = "--catalog_snapshot_threshold_entries", defaultValue = "10000",
       description = "Snapshot the sys catalog after this many log entries (Ratis auto-trigger).")

@@ -12,8 +12,12 @@ import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.SysCatalog;
+import io.nyala.common.proto.master.GetTableLocationsRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.master.locations.TableLocationsCache;
 import io.nyala.master.locations.TableLocationsLookup;
 import io.nyala.master.placement.ReplicaPlacer;
+import io.nyala.master.rereplication.ReReplicator;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +56,8 @@ public class MasterServer extends ServerBase {
   private SysCatalog sysCatalog;
   private TSManager tsManager;
   private CatalogManager catalogManager;
+  private TableLocationsCache locations;
+  private ReReplicator reReplicator;
   private ScheduledExecutorService ticker;
 
   public MasterServer(MasterOptions options) {
@@ -72,15 +78,23 @@ public class MasterServer extends ServerBase {
     MasterOptions o = masterOptions;
     tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
     TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
-    catalogManager = new CatalogManager(sysCatalog, tsManager, admin,
-        new ReplicaPlacer(new SecureRandom()),
+    ReplicaPlacer placer = new ReplicaPlacer(new SecureRandom(), o.maxCreateTabletsPerTs);
+    catalogManager = new CatalogManager(sysCatalog, tsManager, admin, placer,
         new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock,
         keyProvider, o.encryptionKeyLength);
-    TableLocationsLookup locations = new TableLocationsLookup(sysCatalog,
-        catalogManager.reports(), tsManager, o.maxTableLocations);
-    HeartbeatHandler heartbeats =
-        new HeartbeatHandler(uuid(), tsManager, catalogManager, o.heartbeatIntervalMs);
-    startRpc(List.of(new MasterService(this, catalogManager, tsManager, locations, heartbeats)));
+    locations = new TableLocationsCache(new TableLocationsLookup(sysCatalog,
+        catalogManager.reports(), tsManager, o.maxTableLocations),
+        sysCatalog.locationsVersions(), o.tableLocationsCacheCapacityMb, metrics);
+    reReplicator = new ReReplicator(catalogManager, tsManager, admin, placer, nanoClock,
+        o.rereplicationRetryMs, metrics);
+    catalogManager.setJoiningReplicas(reReplicator::isJoining);
+    catalogManager.onLeaderReady(() -> {
+      locations.reset();
+      reReplicator.reset();
+    });
+    HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
+        o.heartbeatIntervalMs, locations::reset);
+    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -133,6 +147,9 @@ public class MasterServer extends ServerBase {
   private void tick() {
     try {
       catalogManager.tick();
+      if (catalogManager.leadership().isReady()) {
+        reReplicator.sweep();
+      }
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
       LOG.warn("master background pass failed", e);
@@ -185,6 +202,17 @@ public class MasterServer extends ServerBase {
   /** The catalog, for tests and tools. */
   public CatalogManager catalog() {
     return catalogManager;
+  }
+
+  /** GetTableLocations as the RPC serves it: needs the ready leader, goes through the cache. */
+  public GetTableLocationsResponsePB getTableLocations(GetTableLocationsRequestPB req) {
+    catalogManager.checkLeaderReady();
+    return locations.get(req);
+  }
+
+  /** The table locations cache, for tests, tools and benchmarks. */
+  public TableLocationsCache locationsCache() {
+    return locations;
   }
 
   public TSManager tsManager() {

@@ -4,6 +4,8 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.master.AlterTableRequestPB;
+import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
@@ -14,6 +16,8 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.GetTableSchemaRequestPB;
 import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
+import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
 import io.nyala.common.proto.master.ListMastersRequestPB;
@@ -29,7 +33,6 @@ import io.nyala.common.rpc.Rpcs;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.SysCatalog;
-import io.nyala.master.locations.TableLocationsLookup;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
 import java.util.Map;
@@ -44,15 +47,13 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final MasterServer server;
   private final CatalogManager catalog;
   private final TSManager tsManager;
-  private final TableLocationsLookup locations;
   private final HeartbeatHandler heartbeats;
 
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
-      TableLocationsLookup locations, HeartbeatHandler heartbeats) {
+      HeartbeatHandler heartbeats) {
     this.server = server;
     this.catalog = catalog;
     this.tsManager = tsManager;
-    this.locations = locations;
     this.heartbeats = heartbeats;
   }
 
@@ -86,6 +87,19 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   }
 
   @Override
+  public void alterTable(AlterTableRequestPB req, StreamObserver<AlterTableResponsePB> out) {
+    Rpcs.respond(out, () -> catalog.alterTable(req),
+        e -> AlterTableResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
+  public void isAlterTableDone(IsAlterTableDoneRequestPB req,
+      StreamObserver<IsAlterTableDoneResponsePB> out) {
+    Rpcs.respond(out, () -> catalog.isAlterTableDone(req.getTable()),
+        e -> IsAlterTableDoneResponsePB.newBuilder().setError(e).build());
+  }
+
+  @Override
   public void listTables(ListTablesRequestPB req, StreamObserver<ListTablesResponsePB> out) {
     Rpcs.respond(out, () -> catalog.listTables(req.getNameFilter()),
         e -> ListTablesResponsePB.newBuilder().setError(e).build());
@@ -101,10 +115,7 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   @Override
   public void getTableLocations(GetTableLocationsRequestPB req,
       StreamObserver<GetTableLocationsResponsePB> out) {
-    Rpcs.respond(out, () -> {
-      catalog.checkLeaderReady();
-      return locations.lookup(req);
-    }, e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
+    Rpcs.respond(out, () -> server.getTableLocations(req), e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
   }
 
   @Override

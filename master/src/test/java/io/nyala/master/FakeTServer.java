@@ -13,6 +13,11 @@ import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.proto.master.TabletStatePB;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
+import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -24,14 +29,16 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A fake tablet server: a real gRPC admin service that records CreateTablet and DeleteTablet
- * calls (and answers OK), plus a heartbeat driver that reports to the master over real gRPC.
+ * A fake tablet server: a real gRPC admin service that records CreateTablet, DeleteTablet,
+ * AlterSchema and ChangeConfig calls (and answers OK), plus a heartbeat driver that reports to the master over real gRPC.
  */
 final class FakeTServer implements AutoCloseable {
   final String uuid = RaftIds.newId();
   final String name;
   final List<CreateTabletRequestPB> creates = new CopyOnWriteArrayList<>();
   final List<DeleteTabletRequestPB> deletes = new CopyOnWriteArrayList<>();
+  final List<AlterSchemaRequestPB> alters = new CopyOnWriteArrayList<>();
+  final List<ChangeConfigRequestPB> changes = new CopyOnWriteArrayList<>();
   private final Server server;
 
   FakeTServer(String name) throws IOException {
@@ -79,6 +86,10 @@ final class FakeTServer implements AutoCloseable {
         .setRole(RaftRolePB.LEADER).setTerm(term).build();
   }
 
+  static ReportedTabletPB leader(String tabletId, long term, int schemaVersion) {
+    return leader(tabletId, term).toBuilder().setSchemaVersion(schemaVersion).build();
+  }
+
   static ReportedTabletPB follower(String tabletId, String leaderUuid, long term) {
     return ReportedTabletPB.newBuilder().setTabletId(tabletId).setState(TabletStatePB.RUNNING)
         .setRole(RaftRolePB.FOLLOWER).setLeaderUuid(leaderUuid).setTerm(term).build();
@@ -111,6 +122,29 @@ final class FakeTServer implements AutoCloseable {
         StreamObserver<DeleteTabletResponsePB> out) {
       deletes.add(req);
       out.onNext(DeleteTabletResponsePB.getDefaultInstance());
+      out.onCompleted();
+    }
+
+    @Override
+    public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
+      alters.add(req);
+      out.onNext(AlterSchemaResponsePB.newBuilder()
+          .setSchemaVersion(req.getSchema().getVersion()).build());
+      out.onCompleted();
+    }
+
+    /** Answers with the expected peers, less the removed one, plus the new one. */
+    @Override
+    public void changeConfig(ChangeConfigRequestPB req,
+        StreamObserver<ChangeConfigResponsePB> out) {
+      changes.add(req);
+      ChangeConfigResponsePB.Builder b = ChangeConfigResponsePB.newBuilder();
+      for (String u : req.getExpectedPeerUuidsList()) {
+        if (!u.equals(req.getRemoveUuid())) {
+          b.addPeers(RaftPeerPB.newBuilder().setUuid(u));
+        }
+      }
+      out.onNext(b.addPeers(req.getNewPeer()).build());
       out.onCompleted();
     }
   }

@@ -9,12 +9,16 @@ import io.nyala.common.proto.ColumnSchemaPB;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.SchemaPB;
+import io.nyala.common.proto.master.AlterTableRequestPB;
+import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.GetTableSchemaResponsePB;
+import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
@@ -34,6 +38,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,15 +60,17 @@ public final class CatalogManager {
   private final TSAdminClient admin;
   private final ReplicaPlacer placer;
   private final Settings settings;
-  private final ReplicaReports reports = new ReplicaReports();
+  private final ReplicaReports reports;
   private final TabletCreator creator;
   private final CatalogLeadership leadership;
   private final TabletReportProcessor reportProcessor;
+  private final SchemaPropagator schemas;
   /**
    * Serializes DDL so a check (name free, table present) and the write it guards cannot
    * interleave with another DDL; held across the catalog write.
    */
   private final ReentrantLock ddlLock = new ReentrantLock();
+  private volatile Runnable leaderReadyHook = () -> { };
 
   /** Wraps new tablet keys; null when the cluster does not encrypt. */
   private final KeyProvider keys;
@@ -83,13 +90,40 @@ public final class CatalogManager {
     this.admin = admin;
     this.placer = placer;
     this.settings = settings;
+    this.reports = new ReplicaReports(catalog::bumpLocationsOfTablet);
     this.creator = new TabletCreator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs());
     this.leadership = new CatalogLeadership(catalog, () -> {
       reports.clear();
       tsManager.onBecomeLeader();
+      leaderReadyHook.run();
     });
-    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin);
+    this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
+        settings.tabletCreationRetryMs());
+    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
+        tsManager);
+  }
+
+  /**
+   * Runs {@code hook} each time this master becomes the ready leader, after the reports are
+   * cleared and before it serves (e.g. to reset the table locations cache).
+   */
+  public void onLeaderReady(Runnable hook) {
+    this.leaderReadyHook = hook;
+  }
+
+  /** The CreateTablet request for a replica of {@code tablet} (re-replication adds joining). */
+  public static CreateTabletRequestPB createTabletRequest(SysTableEntryPB table,
+      SysTabletEntryPB tablet) {
+    return TabletCreator.request(table, tablet);
+  }
+
+  /**
+   * Tells the report processor which replicas are joining a tablet (not yet in the catalog), so
+   * their reports do not get them deleted as strays.
+   */
+  public void setJoiningReplicas(BiPredicate<String, String> joining) {
+    reportProcessor.setJoining(joining);
   }
 
   public SysCatalog catalog() {
@@ -108,6 +142,7 @@ public final class CatalogManager {
   public void tick() {
     if (leadership.poll()) {
       creator.sweep();
+      schemas.sweep();
     }
   }
 
@@ -265,6 +300,48 @@ public final class CatalogManager {
             t.getTabletId(), reason);
       }
     }
+  }
+
+  /**
+   * Renames the table and/or adds, drops and renames columns in one new schema version, written
+   * to the catalog; the tablets follow in the background ({@link #isAlterTableDone}).
+   */
+  public AlterTableResponsePB alterTable(AlterTableRequestPB req) {
+    checkLeaderReady();
+    SysTableEntryPB altered;
+    List<SysTabletEntryPB> tablets;
+    ddlLock.lock();
+    try {
+      SysTableEntryPB table = catalog.read(s -> findTable(s, req.getTable()));
+      altered = SchemaChange.apply(table, req);
+      String newName = altered.getName();
+      if (!newName.equals(table.getName())
+          && catalog.read(s -> s.tableByName(newName)) != null) {
+        throw NyalaException.alreadyPresent("cannot rename table '%s' to '%s': a table with "
+            + "that name exists", table.getName(), newName);
+      }
+      catalog.writeSync(SysCatalogBatchPB.newBuilder()
+          .addOps(SysCatalogOpPB.newBuilder().setPutTable(altered)).build());
+      tablets = catalog.read(s -> s.tabletsOf(table.getTableId()));
+      LOG.info("altered table '{}' ({}): now '{}' at schema version {}", table.getName(),
+          table.getTableId(), newName, altered.getSchema().getVersion());
+    } finally {
+      ddlLock.unlock();
+    }
+    schemas.sendAll(altered, tablets);
+    return AlterTableResponsePB.newBuilder().setTableId(altered.getTableId())
+        .setSchemaVersion(altered.getSchema().getVersion()).build();
+  }
+
+  /** Done once every tablet's leader has reported the table's current schema version. */
+  public IsAlterTableDoneResponsePB isAlterTableDone(TableIdentifierPB ident) {
+    checkLeaderReady();
+    SysTableEntryPB table = catalog.read(s -> findTable(s, ident));
+    int version = table.getSchema().getVersion();
+    boolean done = catalog.read(s -> s.tabletsOf(table.getTableId())).stream()
+        .allMatch(t -> schemas.isCurrent(t, version));
+    return IsAlterTableDoneResponsePB.newBuilder().setDone(done).setSchemaVersion(version)
+        .build();
   }
 
   public ListTablesResponsePB listTables(String nameFilter) {

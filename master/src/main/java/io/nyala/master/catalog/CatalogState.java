@@ -19,12 +19,22 @@ import java.util.TreeMap;
  * guards every access with its lock; readers get it only inside {@link SysCatalog#read}.
  */
 public final class CatalogState {
+  /** Bumped after each change that alters a table's locations; read lock-free by lookups. */
+  private final LocationsVersions versions;
   private String clusterId = "";
   private final Map<String, SysTableEntryPB> tablesById = new HashMap<>();
   private final Map<String, String> tableIdByName = new HashMap<>();
   private final Map<String, SysTabletEntryPB> tabletsById = new HashMap<>();
   /** Per table: partition key start → tablet id; starts are unique within a table. */
   private final Map<String, NavigableMap<ByteString, String>> tabletsByTable = new HashMap<>();
+
+  public CatalogState() {
+    this(new LocationsVersions());
+  }
+
+  CatalogState(LocationsVersions versions) {
+    this.versions = versions;
+  }
 
   void apply(SysCatalogOpPB op) {
     switch (op.getOpCase()) {
@@ -45,12 +55,14 @@ public final class CatalogState {
     tableIdByName.put(t.getName(), t.getTableId());
     tabletsByTable.computeIfAbsent(t.getTableId(), k -> new TreeMap<>(
         ByteString.unsignedLexicographicalComparator()));
+    versions.tablePut(t.getTableId(), t.getName(), old == null ? null : old.getName());
   }
 
   private void deleteTable(String tableId) {
     SysTableEntryPB old = tablesById.remove(tableId);
     if (old != null) {
       tableIdByName.remove(old.getName());
+      versions.tableDeleted(tableId, old.getName());
     }
     NavigableMap<ByteString, String> tablets = tabletsByTable.remove(tableId);
     if (tablets != null) {
@@ -67,6 +79,7 @@ public final class CatalogState {
     }
     tabletsById.put(t.getTabletId(), t);
     byStart.put(t.getPartition().getPartitionKeyStart(), t.getTabletId());
+    versions.bump(t.getTableId());
   }
 
   private void deleteTablet(String tabletId) {
@@ -76,6 +89,15 @@ public final class CatalogState {
       if (byStart != null) {
         byStart.remove(old.getPartition().getPartitionKeyStart(), tabletId);
       }
+      versions.bump(old.getTableId());
+    }
+  }
+
+  /** A tablet's leader changed outside the catalog (a report): its table's locations did too. */
+  void bumpLocationsOfTablet(String tabletId) {
+    SysTabletEntryPB t = tabletsById.get(tabletId);
+    if (t != null) {
+      versions.bump(t.getTableId());
     }
   }
 
@@ -126,7 +148,13 @@ public final class CatalogState {
   }
 
   static CatalogState fromSnapshot(SysCatalogSnapshotPB pb) {
-    CatalogState s = new CatalogState();
+    return fromSnapshot(pb, new LocationsVersions());
+  }
+
+  /** A state from a snapshot; {@code versions} restarts from it (old entries never match). */
+  static CatalogState fromSnapshot(SysCatalogSnapshotPB pb, LocationsVersions versions) {
+    versions.clear();
+    CatalogState s = new CatalogState(versions);
     s.clusterId = pb.getClusterId();
     pb.getTablesList().forEach(s::putTable);
     pb.getTabletsList().forEach(s::putTablet);

@@ -6,6 +6,7 @@ import io.nyala.common.proto.master.TabletStatePB;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * What tservers last reported about each tablet replica, and each tablet's leader. In memory
@@ -15,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ReplicaReports {
   /** One replica's last report. */
-  public record ReplicaState(TabletStatePB state, RaftRolePB role, long term) {}
+  public record ReplicaState(TabletStatePB state, RaftRolePB role, long term,
+      int schemaVersion) {}
 
   /** A tablet's leader as last reported. */
   public record Leader(String uuid, long term) {}
@@ -23,19 +25,35 @@ public final class ReplicaReports {
   /** tablet id → tserver uuid → state. */
   private final Map<String, Map<String, ReplicaState>> replicas = new ConcurrentHashMap<>();
   private final Map<String, Leader> leaders = new ConcurrentHashMap<>();
+  /** Told a tablet id after its leader changed (the change is visible by then). */
+  private final Consumer<String> leaderChanged;
+
+  public ReplicaReports() {
+    this(id -> { });
+  }
+
+  public ReplicaReports(Consumer<String> leaderChanged) {
+    this.leaderChanged = leaderChanged;
+  }
 
   /** Records one reported replica; returns the tablet's leader afterwards (or null). */
   public Leader update(String tsUuid, ReportedTabletPB r) {
     String tabletId = r.getTabletId();
     replicas.computeIfAbsent(tabletId, k -> new ConcurrentHashMap<>())
-        .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm()));
+        .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm(),
+            r.getSchemaVersion()));
     String leaderUuid = r.getRole() == RaftRolePB.LEADER ? tsUuid : r.getLeaderUuid();
     if (leaderUuid.isEmpty()) {
       return leaders.get(tabletId);
     }
     Leader reported = new Leader(leaderUuid, r.getTerm());
-    return leaders.merge(tabletId, reported,
+    Leader before = leaders.get(tabletId);
+    Leader after = leaders.merge(tabletId, reported,
         (old, neu) -> neu.term() >= old.term() ? neu : old);
+    if (before == null || !before.uuid().equals(after.uuid())) {
+      leaderChanged.accept(tabletId);
+    }
+    return after;
   }
 
   /** The tserver no longer hosts the tablet. */
@@ -44,7 +62,12 @@ public final class ReplicaReports {
     if (m != null) {
       m.remove(tsUuid);
     }
-    leaders.computeIfPresent(tabletId, (k, l) -> l.uuid().equals(tsUuid) ? null : l);
+    Leader before = leaders.get(tabletId);
+    if (before != null && before.uuid().equals(tsUuid)
+        && leaders.computeIfPresent(tabletId, (k, l) -> l.uuid().equals(tsUuid) ? null : l)
+            == null) {
+      leaderChanged.accept(tabletId);
+    }
   }
 
   /** After a full report: the tserver hosts exactly {@code reported}; forget the rest. */
@@ -64,6 +87,12 @@ public final class ReplicaReports {
 
   public Leader leader(String tabletId) {
     return leaders.get(tabletId);
+  }
+
+  /** The replica's last report, or null. */
+  public ReplicaState replica(String tabletId, String tsUuid) {
+    Map<String, ReplicaState> m = replicas.get(tabletId);
+    return m == null ? null : m.get(tsUuid);
   }
 
   public boolean hasReported(String tabletId, String tsUuid) {

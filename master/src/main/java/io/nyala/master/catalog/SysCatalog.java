@@ -131,6 +131,19 @@ public final class SysCatalog {
     return e;
   }
 
+  /** Each table's locations version, readable without the catalog lock. */
+  public LocationsVersions locationsVersions() {
+    return stateMachine.versions();
+  }
+
+  /** Bumps, under the catalog lock, the locations version of the tablet's table. */
+  public void bumpLocationsOfTablet(String tabletId) {
+    stateMachine.read(s -> {
+      s.bumpLocationsOfTablet(tabletId);
+      return null;
+    });
+  }
+
   public <T> T read(Function<CatalogState, T> reader) {
     return stateMachine.read(reader);
   }

@@ -58,7 +58,8 @@ final class SysCatalogStateMachine extends BaseStateMachine {
    * snapshot never pairs a state with the wrong index. Held only for in-memory work.
    */
   private final Object lock = new Object();
-  private CatalogState state = new CatalogState();
+  private final LocationsVersions versions = new LocationsVersions();
+  private CatalogState state = new CatalogState(versions);
   private volatile Runnable leaderListener = () -> { };
 
   SysCatalogStateMachine(Env env, LogPayloads payloads) {
@@ -124,6 +125,10 @@ final class SysCatalogStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(Message.EMPTY);
   }
 
+  LocationsVersions versions() {
+    return versions;
+  }
+
   /** Runs {@code reader} under the lock; it must copy what it keeps (entries are immutable). */
   <T> T read(Function<CatalogState, T> reader) {
     synchronized (lock) {
@@ -178,7 +183,7 @@ final class SysCatalogStateMachine extends BaseStateMachine {
       throw new IOException("sys catalog snapshot " + f + " is unreadable: " + e.getMessage(), e);
     }
     synchronized (lock) {
-      state = CatalogState.fromSnapshot(pb);
+      state = CatalogState.fromSnapshot(pb, versions);
       setLastAppliedTermIndex(info.getTermIndex());
     }
     LOG.info("sys catalog loaded snapshot {}: {} tables, {} tablets", info.getTermIndex(),

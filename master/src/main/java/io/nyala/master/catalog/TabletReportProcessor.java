@@ -7,16 +7,19 @@ import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Applies a tserver's tablet report: records replica states and leaders, promotes CREATING
- * tablets that have a leader, and reconciles: a replica the catalog does not assign to that
+ * tablets that have a leader, adopts a leader's changed configuration ({@link ConfigReconciler}),
+ * and reconciles: a replica the catalog does not assign to that
  * tserver (unknown tablet, deleted table, or not a member) is deleted there, asynchronously.
  */
 final class TabletReportProcessor {
@@ -28,13 +31,21 @@ final class TabletReportProcessor {
   private final ReplicaReports reports;
   private final TabletCreator creator;
   private final TSAdminClient admin;
+  private final ConfigReconciler configs;
+  /** (tablet id, tserver uuid) of replicas joining a tablet: not strays though not listed. */
+  private volatile BiPredicate<String, String> joining = (t, u) -> false;
 
   TabletReportProcessor(SysCatalog catalog, ReplicaReports reports, TabletCreator creator,
-      TSAdminClient admin) {
+      TSAdminClient admin, TSManager tsManager) {
+    this.configs = new ConfigReconciler(catalog, tsManager);
     this.catalog = catalog;
     this.reports = reports;
     this.creator = creator;
     this.admin = admin;
+  }
+
+  void setJoining(BiPredicate<String, String> joining) {
+    this.joining = joining;
   }
 
   void process(TSDescriptor ts, TabletReportPB report) {
@@ -48,6 +59,9 @@ final class TabletReportProcessor {
     Map<String, Known> known = lookUp(uuid, reportedIds);
     for (ReportedTabletPB r : report.getUpdatedTabletsList()) {
       Known k = known.get(r.getTabletId());
+      if (k.staleReason() != null && joining.test(r.getTabletId(), uuid)) {
+        continue; // added to the catalog once the leader commits the configuration change
+      }
       if (k.staleReason() != null) {
         reports.remove(uuid, r.getTabletId());
         sendDelete(uuid, ts.rpcAddress(), r.getTabletId(), k.staleReason());
@@ -57,6 +71,7 @@ final class TabletReportProcessor {
       if (leader != null && k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
         creator.markRunning(k.tablet(), leader);
       }
+      configs.reconcile(k.tablet(), uuid, r, leader);
     }
   }
 

@@ -6,9 +6,10 @@ import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.common.proto.master.ReplicaTypeFilterPB;
 import io.nyala.common.proto.master.TSInfoPB;
+import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
-import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.ReplicaReports;
@@ -44,20 +45,51 @@ public final class TableLocationsLookup {
     this.defaultMaxLocations = defaultMaxLocations;
   }
 
-  public GetTableLocationsResponsePB lookup(GetTableLocationsRequestPB req) {
+  /**
+   * Rejects a malformed request with INVALID_ARGUMENT naming the field and its value, and
+   * returns the number of locations to return at most.
+   */
+  public int validate(GetTableLocationsRequestPB req) {
     ByteString start = req.getPartitionKeyStart();
     ByteString end = req.getPartitionKeyEnd();
-    if (!start.isEmpty() && !end.isEmpty()
-        && ByteString.unsignedLexicographicalComparator().compare(end, start) <= 0) {
+    if (!start.isEmpty() && !end.isEmpty() && compare(end, start) <= 0) {
       throw NyalaException.invalidArgument(
           "partition_key_end (%s) must be greater than partition_key_start (%s)",
           hex(end), hex(start));
     }
-    int max = req.getMaxReturnedLocations() == 0
-        ? defaultMaxLocations : req.getMaxReturnedLocations();
+    if (req.getReplicaTypeFilter() == ReplicaTypeFilterPB.UNRECOGNIZED) {
+      throw NyalaException.invalidArgument("replica_type_filter %d is not a known filter",
+          req.getReplicaTypeFilterValue());
+    }
+    if (!req.hasMaxReturnedLocations()) {
+      return defaultMaxLocations;
+    }
+    int max = req.getMaxReturnedLocations();
+    if (max <= 0) {
+      // uint32 on the wire: Java callers that set a negative int send a huge value.
+      throw NyalaException.invalidArgument("max_returned_locations must be positive, got %d",
+          max);
+    }
+    return max;
+  }
+
+  /** The answer computed from the catalog; validates first. */
+  public GetTableLocationsResponsePB lookup(GetTableLocationsRequestPB req) {
+    return lookup(req.getTable(), req, validate(req));
+  }
+
+  /**
+   * The answer for a request that {@link #validate} accepted with {@code max}. Every replica in
+   * the catalog is a voter (a joining replica enters the catalog once the tablet reports it in
+   * its committed configuration), so both replica filters return the same replicas.
+   */
+  GetTableLocationsResponsePB lookup(TableIdentifierPB table, GetTableLocationsRequestPB req,
+      int max) {
+    ByteString start = req.getPartitionKeyStart();
+    ByteString end = req.getPartitionKeyEnd();
     List<SysTabletEntryPB> tablets = catalog.read(s -> {
-      SysTableEntryPB table = CatalogManager.findTable(s, req.getTable());
-      NavigableMap<ByteString, String> byStart = s.tabletIdsOf(table.getTableId());
+      String tableId = CatalogManager.findTable(s, table).getTableId();
+      NavigableMap<ByteString, String> byStart = s.tabletIdsOf(tableId);
       ByteString from = byStart.floorKey(start);
       NavigableMap<ByteString, String> tail =
           from == null ? byStart : byStart.tailMap(from, true);

@@ -1,5 +1,8 @@
 /**
  * GetTableLocations: which tablets cover a partition-key range and where their replicas are.
- * Read-only over the catalog and registry; the lookup is one class so a cache can wrap it.
+ * {@code TableLocationsLookup} computes answers from the catalog and registry (read-only);
+ * {@code TableLocationsCache} serves repeats within a byte budget, keyed by the catalog's
+ * per-table locations versions; {@code TableLocationsBench} measures both. Must not write the
+ * catalog or decide leadership.
  */
 package io.nyala.master.locations;

@@ -16,9 +16,32 @@ import java.util.Random;
  */
 public final class ReplicaPlacer {
   private final Random random;
+  /** {@code --max_create_tablets_per_ts}: replicas a new table may put on each live tserver. */
+  private final int maxCreateTabletsPerTs;
 
   public ReplicaPlacer(Random random) {
+    this(random, Integer.MAX_VALUE);
+  }
+
+  public ReplicaPlacer(Random random, int maxCreateTabletsPerTs) {
     this.random = random;
+    this.maxCreateTabletsPerTs = maxCreateTabletsPerTs;
+  }
+
+  /**
+   * One tserver for a new replica of an existing tablet: the least loaded of {@code loads} not
+   * in {@code exclude}, ties broken at random; null if there is none.
+   */
+  public String pickOne(Map<String, Integer> loads, java.util.Set<String> exclude) {
+    List<String> candidates = new ArrayList<>(loads.keySet());
+    candidates.removeAll(exclude);
+    if (candidates.isEmpty()) {
+      return null;
+    }
+    Collections.sort(candidates);
+    Collections.shuffle(candidates, random);
+    candidates.sort(Comparator.comparingInt(loads::get));
+    return candidates.get(0);
   }
 
   /**
@@ -33,6 +56,11 @@ public final class ReplicaPlacer {
       throw NyalaException.invalidArgument(
           "not enough live tablet servers to create a table with replication factor %d: "
               + "%d are alive", rf, loads.size());
+    }
+    if ((long) numTablets * rf > (long) maxCreateTabletsPerTs * loads.size()) {
+      throw NyalaException.invalidArgument("%d tablets x %d replicas is over the maximum of %d "
+          + "replicas per live tablet server (%d alive) at table creation "
+          + "(--max_create_tablets_per_ts)", numTablets, rf, maxCreateTabletsPerTs, loads.size());
     }
     Map<String, Integer> load = new HashMap<>(loads);
     List<List<String>> out = new ArrayList<>(numTablets);

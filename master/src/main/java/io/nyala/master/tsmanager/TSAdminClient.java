@@ -5,6 +5,10 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ErrorPB;
+import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
+import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -39,6 +43,27 @@ public final class TSAdminClient {
         .setTabletId(tabletId).setReason(reason).build();
     detached(() -> stub(tserver).deleteTablet(req, observer(f)));
     return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
+  }
+
+  /** Replicates a schema change on the tablet's leader; completes with its schema version. */
+  public CompletableFuture<Integer> alterSchema(HostPort tserver, AlterSchemaRequestPB req) {
+    CompletableFuture<AlterSchemaResponsePB> f = new CompletableFuture<>();
+    detached(() -> stub(tserver).alterSchema(req, observer(f)));
+    return f.thenApply(r -> {
+      check(r.hasError() ? r.getError() : null);
+      return r.getSchemaVersion();
+    });
+  }
+
+  /** Changes the tablet's Raft configuration on its leader; completes with the new peers. */
+  public CompletableFuture<ChangeConfigResponsePB> changeConfig(HostPort tserver,
+      ChangeConfigRequestPB req) {
+    CompletableFuture<ChangeConfigResponsePB> f = new CompletableFuture<>();
+    detached(() -> stub(tserver).changeConfig(req, observer(f)));
+    return f.thenApply(r -> {
+      check(r.hasError() ? r.getError() : null);
+      return r;
+    });
   }
 
   /**

@@ -70,4 +70,29 @@ class ReplicaPlacerTest {
     assertThatThrownBy(() -> p.place(loads(0, 0), 1, 0))
         .hasMessageContaining("replication factor must be at least 1, got 0");
   }
+
+  @Test
+  void pickOneTakesTheLeastLoadedOutsideTheExcludedAtRandom() {
+    HashSet<String> seen = new HashSet<>();
+    ReplicaPlacer p = new ReplicaPlacer(new Random(7));
+    for (int i = 0; i < 60; i++) {
+      String pick = p.pickOne(loads(0, 5, 1, 1, 1), java.util.Set.of("ts0"));
+      assertThat(pick).isIn("ts2", "ts3", "ts4");
+      seen.add(pick);
+    }
+    assertThat(seen).hasSize(3); // ties broken at random
+    assertThat(new ReplicaPlacer(new Random(1)).pickOne(loads(0, 0), java.util.Set.of("ts0",
+        "ts1"))).isNull();
+  }
+
+  @Test
+  void maxCreateTabletsPerTsLimitsNewTables() {
+    ReplicaPlacer p = new ReplicaPlacer(new Random(1), 2);
+    assertThat(p.place(loads(0, 0, 0), 2, 3)).hasSize(2); // 6 replicas on 3 tservers
+    assertThatThrownBy(() -> p.place(loads(0, 0, 0), 3, 3))
+        .isInstanceOfSatisfying(NyalaException.class, e -> {
+          assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
+          assertThat(e.getMessage()).contains("--max_create_tablets_per_ts").contains("3 tablets");
+        });
+  }
 }

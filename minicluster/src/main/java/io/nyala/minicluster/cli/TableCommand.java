@@ -16,10 +16,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code nyala table list|count|scan}. */
+/** {@code nyala table list|count|scan|alter}. */
 @Command(name = "table", mixinStandardHelpOptions = true, description = "Table tools.",
     subcommands = {TableCommand.ListCmd.class, TableCommand.CountCmd.class,
-        TableCommand.ScanCmd.class})
+        TableCommand.ScanCmd.class, TableAlterCmd.class})
 final class TableCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;

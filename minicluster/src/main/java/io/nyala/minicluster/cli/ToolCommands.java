@@ -118,7 +118,8 @@ final class ToolCommands {
   /** {@code nyala bench}: micro-benchmarks that print figures. */
   @Command(name = "bench", mixinStandardHelpOptions = true,
       description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class,
-          TserverBenchCommands.WalAppend.class, TserverBenchCommands.WritePath.class})
+          TserverBenchCommands.WalAppend.class, TserverBenchCommands.WritePath.class,
+          BenchTableLocations.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,78 @@
+package io.nyala.master.catalog;
+
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.master.tsmanager.TSDescriptor;
+import io.nyala.master.tsmanager.TSManager;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adopts a RUNNING tablet's Raft configuration into the catalog when its leader reports one that
+ * differs from the catalog's replica list (a replacement committed, even if the master never saw
+ * the answer to its ChangeConfig). Only the reported leader's view counts, and only when every
+ * peer is a registered tserver; one catalog write per tablet at a time.
+ */
+final class ConfigReconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(ConfigReconciler.class);
+
+  private final SysCatalog catalog;
+  private final TSManager tsManager;
+  private final Set<String> writing = ConcurrentHashMap.newKeySet();
+
+  ConfigReconciler(SysCatalog catalog, TSManager tsManager) {
+    this.catalog = catalog;
+    this.tsManager = tsManager;
+  }
+
+  void reconcile(SysTabletEntryPB tablet, String reporter, ReportedTabletPB r,
+      ReplicaReports.Leader leader) {
+    if (r.getRole() != RaftRolePB.LEADER || leader == null || !leader.uuid().equals(reporter)
+        || r.getConfigPeerUuidsCount() == 0
+        || tablet.getState() != SysTabletStatePB.SYS_TABLET_RUNNING) {
+      return;
+    }
+    Set<String> listed = new HashSet<>();
+    tablet.getReplicasList().forEach(p -> listed.add(p.getUuid()));
+    if (listed.equals(new HashSet<>(r.getConfigPeerUuidsList()))) {
+      return;
+    }
+    List<RaftPeerPB> peers = new ArrayList<>();
+    for (String uuid : r.getConfigPeerUuidsList()) {
+      TSDescriptor d = tsManager.get(uuid);
+      if (d == null) {
+        return; // not a tserver this master knows: wait until it registers
+      }
+      peers.add(RaftPeerPB.newBuilder().setUuid(uuid)
+          .setRpcAddress(d.registration().getRpcAddress())
+          .setRaftAddress(d.registration().getRaftAddress()).build());
+    }
+    String id = tablet.getTabletId();
+    if (!writing.add(id)) {
+      return;
+    }
+    SysTabletEntryPB updated = tablet.toBuilder().clearReplicas().addAllReplicas(peers).build();
+    catalog.write(SysCatalogBatchPB.newBuilder()
+            .addOps(SysCatalogOpPB.newBuilder().setPutTablet(updated)).build())
+        .whenComplete((v, t) -> {
+          writing.remove(id);
+          if (t != null) {
+            LOG.info("could not record tablet {}'s configuration {}: {}", id,
+                r.getConfigPeerUuidsList(), t.getMessage());
+          } else {
+            LOG.info("tablet {}: catalog now lists the reported configuration {} (was {})", id,
+                r.getConfigPeerUuidsList(), listed);
+          }
+        });
+  }
+}

@@ -1,0 +1,146 @@
+package io.nyala.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.master.TabletReportPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigTypePB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Replicas on a dead tablet server are replaced, once per tablet, and the catalog follows. */
+@Timeout(60)
+class ReReplicationTest {
+  @TempDir Path dir;
+  MasterFixture m;
+  final Map<String, FakeTServer> byUuid = new HashMap<>();
+
+  @AfterEach
+  void stop() {
+    byUuid.values().forEach(FakeTServer::close);
+    if (m != null) {
+      m.close();
+    }
+  }
+
+  @Test
+  void deadTServersReplicasMoveToTheLiveOneWithout() throws Exception {
+    m = MasterFixture.start(dir, "--tserver_unresponsive_timeout_ms=5000");
+    for (int i = 0; i < 4; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      byUuid.put(ts.uuid, ts);
+      ts.register(m.stub());
+    }
+    String tableId = m.stub().createTable(Tables.create("rr", 4, 3)).getTableId();
+    List<SysTabletEntryPB> tablets = tablets(tableId);
+    String victim = tablets.get(0).getReplicas(1).getUuid();
+    for (SysTabletEntryPB t : tablets) {
+      byUuid.get(leaderOf(t, victim)).heartbeat(m.stub(),
+          FakeTServer.incremental(FakeTServer.leader(t.getTabletId(), 1)));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).stream()
+        .allMatch(t -> t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING));
+    List<SysTabletEntryPB> affected = tablets(tableId).stream()
+        .filter(t -> holds(t, victim)).toList();
+
+    m.advanceClock(Duration.ofSeconds(10));
+    for (FakeTServer ts : byUuid.values()) {
+      if (!ts.uuid.equals(victim)) {
+        ts.heartbeat(m.stub(), TabletReportPB.newBuilder().setIsIncremental(true).build());
+      }
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> tablets(tableId).stream()
+        .noneMatch(t -> holds(t, victim)));
+
+    assertThat(m.master.metrics().value("rereplication_replacements_total"))
+        .isEqualTo(affected.size());
+    for (SysTabletEntryPB before : affected) {
+      SysTabletEntryPB after = m.master.catalog().catalog().read(s -> s.tablet(
+          before.getTabletId()));
+      assertThat(after.getReplicasList()).hasSize(3);
+      String joiner = after.getReplicasList().stream().map(RaftPeerPB::getUuid)
+          .filter(u -> !holds(before, u)).findFirst().orElseThrow();
+      List<CreateTabletRequestPB> creates = byUuid.get(joiner).creates.stream()
+          .filter(c -> c.getTabletId().equals(before.getTabletId())).toList();
+      assertThat(creates).singleElement().satisfies(c -> assertThat(c.getJoining()).isTrue());
+      List<ChangeConfigRequestPB> changes = byUuid.get(leaderOf(before, victim)).changes.stream()
+          .filter(c -> c.getTabletId().equals(before.getTabletId())).toList();
+      assertThat(changes).singleElement().satisfies(c -> {
+        assertThat(c.getType()).isEqualTo(ChangeConfigTypePB.REPLACE_PEER);
+        assertThat(c.getRemoveUuid()).isEqualTo(victim);
+        assertThat(c.getNewPeer().getUuid()).isEqualTo(joiner);
+        assertThat(c.getExpectedPeerUuidsList()).containsExactlyInAnyOrderElementsOf(
+            before.getReplicasList().stream().map(RaftPeerPB::getUuid).toList());
+      });
+    }
+
+    // The victim comes back still hosting its old replicas: they are deleted there.
+    List<io.nyala.common.proto.master.ReportedTabletPB> stale = new ArrayList<>();
+    affected.forEach(t -> stale.add(FakeTServer.follower(t.getTabletId(), "", 1)));
+    byUuid.get(victim).heartbeat(m.stub(), TabletReportPB.newBuilder()
+        .addAllUpdatedTablets(stale).build());
+    await().atMost(Duration.ofSeconds(10)).until(() -> affected.stream()
+        .allMatch(t -> byUuid.get(victim).deleted(t.getTabletId())));
+  }
+
+  @Test
+  void theLeadersReportedConfigurationReachesTheCatalog() throws Exception {
+    m = MasterFixture.start(dir);
+    for (int i = 0; i < 4; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      byUuid.put(ts.uuid, ts);
+      ts.register(m.stub());
+    }
+    String tableId = m.stub().createTable(Tables.create("cfg", 1, 3)).getTableId();
+    SysTabletEntryPB t = tablets(tableId).get(0);
+    String leader = t.getReplicas(0).getUuid();
+    String follower = t.getReplicas(1).getUuid();
+    String outsider = byUuid.keySet().stream().filter(u -> !holds(t, u)).findFirst().get();
+    byUuid.get(leader).heartbeat(m.stub(),
+        FakeTServer.incremental(FakeTServer.leader(t.getTabletId(), 1)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0).getState()
+        == SysTabletStatePB.SYS_TABLET_RUNNING);
+    List<String> swapped = List.of(leader, follower, outsider);
+
+    // A follower's view does not count.
+    byUuid.get(follower).heartbeat(m.stub(), FakeTServer.incremental(
+        FakeTServer.follower(t.getTabletId(), leader, 1).toBuilder()
+            .addAllConfigPeerUuids(swapped).build()));
+    assertThat(tablets(tableId).get(0).getReplicasList()).extracting(RaftPeerPB::getUuid)
+        .doesNotContain(outsider);
+
+    byUuid.get(leader).heartbeat(m.stub(), FakeTServer.incremental(
+        FakeTServer.leader(t.getTabletId(), 1).toBuilder().addAllConfigPeerUuids(swapped)
+            .build()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0)
+        .getReplicasList().stream().map(RaftPeerPB::getUuid).toList()
+        .containsAll(swapped));
+    assertThat(tablets(tableId).get(0).getReplicasList()).hasSize(3);
+  }
+
+  List<SysTabletEntryPB> tablets(String tableId) {
+    return m.master.catalog().catalog().read(s -> s.tabletsOf(tableId));
+  }
+
+  static boolean holds(SysTabletEntryPB t, String uuid) {
+    return t.getReplicasList().stream().anyMatch(p -> p.getUuid().equals(uuid));
+  }
+
+  static String leaderOf(SysTabletEntryPB t, String victim) {
+    return t.getReplicasList().stream().map(RaftPeerPB::getUuid)
+        .filter(u -> !u.equals(victim)).findFirst().orElseThrow();
+  }
+}

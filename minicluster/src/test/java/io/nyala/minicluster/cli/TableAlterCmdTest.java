@@ -1,0 +1,48 @@
+package io.nyala.minicluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Type;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Parsing of {@code table alter --add-column name:type[:default]}. */
+@Timeout(10)
+class TableAlterCmdTest {
+  @Test
+  void withADefaultTheColumnIsNotNull() {
+    ColumnSchema c = TableAlterCmd.column("score:int64:7");
+    assertThat(c.name()).isEqualTo("score");
+    assertThat(c.type()).isEqualTo(Type.INT64);
+    assertThat(c.nullable()).isFalse();
+    assertThat(c.defaultValue()).isEqualTo(7L);
+    assertThat(TableAlterCmd.column("url:string:http://x").defaultValue())
+        .isEqualTo("http://x");
+  }
+
+  @Test
+  void withoutADefaultTheColumnIsNullable() {
+    ColumnSchema c = TableAlterCmd.column("note:STRING");
+    assertThat(c.nullable()).isTrue();
+    assertThat(c.defaultValue()).isNull();
+  }
+
+  @Test
+  void badSpecsNameTheProblem() {
+    assertInvalid("x:nope", "unknown type 'nope'");
+    assertInvalid("d:int32:abc", "'abc' is not a INT32");
+    assertInvalid("justname", "name:type[:default]");
+  }
+
+  private static void assertInvalid(String spec, String fragment) {
+    assertThatThrownBy(() -> TableAlterCmd.column(spec))
+        .isInstanceOfSatisfying(NyalaException.class, e -> {
+          assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
+          assertThat(e.getMessage()).contains(spec).contains(fragment);
+        });
+  }
+}
