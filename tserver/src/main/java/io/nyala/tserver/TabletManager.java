@@ -215,7 +215,8 @@ public final class TabletManager {
     }
     TabletMetadataPB meta = TabletMetadataPB.newBuilder()
         .setTabletId(id).setTableId(req.getTableId()).setTableName(req.getTableName())
-        .setSchema(req.getSchema()).setPartitionSchema(req.getPartitionSchema())
+        .setSchema(req.getSchema()).setInitialSchema(req.getSchema())
+        .setPartitionSchema(req.getPartitionSchema())
         .setPartition(req.getPartition()).addAllInitialPeers(req.getPeersList())
         .setDataState(TabletDataStatePB.TABLET_DATA_READY)
         .setCreatedTimeMillis(System.currentTimeMillis())
@@ -257,12 +258,46 @@ public final class TabletManager {
     return ByteString.copyFrom(KeyWrap.wrap(serverKey, tabletKey));
   }
 
+  /**
+   * Persists a schema an applied ALTER_SCHEMA entry installed (and the new table name, unless
+   * empty), so that reports and a restart see it. Runs on the tablet's apply thread, hence it
+   * locks only the replica, never this manager (a delete holding it waits for that thread).
+   * A version not newer than the persisted one, or a replica being deleted, is left alone.
+   */
+  void schemaAltered(String tabletId, Schema schema, String newTableName) {
+    TabletReplica r = tablets.get(tabletId);
+    if (r == null) {
+      return;
+    }
+    synchronized (r) {
+      TabletMetadataPB m = r.metadata();
+      if (m.getDataState() != TabletDataStatePB.TABLET_DATA_READY
+          || schema.version() <= m.getSchema().getVersion()) {
+        return;
+      }
+      TabletMetadataPB.Builder b = m.toBuilder().setSchema(schema.toPb());
+      if (!m.hasInitialSchema()) {
+        b.setInitialSchema(m.getSchema());
+      }
+      if (!newTableName.isEmpty()) {
+        b.setTableName(newTableName);
+      }
+      TabletMetadataPB next = b.build();
+      env.replaceFile(metaFile(tabletId), next.toByteArray(), OpenOptions.SENSITIVE);
+      r.metadataPersisted(next);
+    }
+    LOG.info("tablet {}: persisted schema version {}", tabletId, schema.version());
+  }
+
   /** Deletes a replica: mark DELETING, remove the group and its directory, drop the metadata. */
   public synchronized void deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
-    env.replaceFile(metaFile(tabletId), r.metadata().toBuilder()
-        .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build().toByteArray(),
-        OpenOptions.SENSITIVE);
+    synchronized (r) {
+      TabletMetadataPB deleting = r.metadata().toBuilder()
+          .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build();
+      env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
+      r.metadataPersisted(deleting);
+    }
     try {
       removeGroup(r.groupId());
     } catch (NyalaException e) {

@@ -25,8 +25,10 @@ import org.apache.ratis.server.RaftServer;
  * machine Ratis created for it (absent until Ratis opens the group).
  */
 public final class TabletReplica {
-  private final TabletMetadataPB metadata;
-  private final Schema schema;
+  /** Replaced when an alter or a delete is persisted; written under this object's monitor. */
+  private volatile TabletMetadataPB metadata;
+  /** The current schema (after every applied alter); follows {@link #metadata}. */
+  private volatile Schema schema;
   private final RaftGroupId groupId;
   private final TabletStateMachine.Listener listener;
   private final Env env;
@@ -55,7 +57,15 @@ public final class TabletReplica {
     return metadata;
   }
 
+  /**
+   * The current schema: the store's once the replica is open (it moves with applied alters,
+   * also on followers before their metadata is written), else the persisted one.
+   */
   public Schema schema() {
+    TabletStateMachine sm = stateMachine;
+    if (sm != null && sm.isInitialized()) {
+      return sm.store().schema();
+    }
     return schema;
   }
 
@@ -63,9 +73,24 @@ public final class TabletReplica {
     return groupId;
   }
 
+  /** Installs metadata already persisted by the caller (which holds this object's monitor). */
+  void metadataPersisted(TabletMetadataPB newMetadata) {
+    this.metadata = newMetadata;
+    this.schema = Schema.fromPb(newMetadata.getSchema());
+  }
+
+  /**
+   * The schema the Raft log starts from: the store begins with it when no snapshot exists, so
+   * entries written before an alter are replayed against the schema they were written to.
+   */
+  Schema initialSchema() {
+    TabletMetadataPB m = metadata;
+    return m.hasInitialSchema() ? Schema.fromPb(m.getInitialSchema()) : Schema.fromPb(m.getSchema());
+  }
+
   /** Called by the state machine registry: a fresh state machine per open of the group. */
   TabletStateMachine newStateMachine() {
-    TabletStateMachine sm = new TabletStateMachine(tabletId(), schema, listener, env,
+    TabletStateMachine sm = new TabletStateMachine(tabletId(), initialSchema(), listener, env,
         LogPayloads.sealed(tabletId(), tabletKey));
     stateMachine = sm;
     return sm;
@@ -115,7 +140,7 @@ public final class TabletReplica {
   public ReportedTabletPB report(RaftServer server) {
     ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder()
         .setTabletId(tabletId())
-        .setSchemaVersion(schema.version());
+        .setSchemaVersion(schema().version());
     if (failure != null) {
       return b.setState(TabletStatePB.FAILED).setError(failure.toPb()).build();
     }

@@ -6,6 +6,7 @@ import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.heartbeat.Heartbeater;
@@ -193,6 +194,15 @@ public class TabletServer extends ServerBase {
     @Override
     public void applied(String tabletId, int rows) {
       opsApplied.add(rows);
+    }
+
+    @Override
+    public void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {
+      tabletManager.schemaAltered(tabletId, schema, newTableName);
+      Heartbeater hb = heartbeater;
+      if (hb != null) {
+        hb.wake();
+      }
     }
   }
 }

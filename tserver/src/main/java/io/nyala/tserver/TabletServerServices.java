@@ -4,6 +4,8 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
+import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -84,7 +86,7 @@ final class TabletServerServices {
   }
 
   /**
-   * Admin path: CreateTablet and DeleteTablet (called by the master), TransferLeadership
+   * Admin path: CreateTablet, DeleteTablet and AlterSchema (called by the master), TransferLeadership
    * (operators and tests).
    */
   static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
@@ -94,11 +96,19 @@ final class TabletServerServices {
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
     private final ScannerManager scanners;
+    private final AlterSchemaHandler alters;
 
     Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners) {
       this.tablets = tablets;
       this.raft = raft;
       this.scanners = scanners;
+      this.alters = new AlterSchemaHandler(tablets, raft);
+    }
+
+    @Override
+    public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
+      Rpcs.respondAsync(out, () -> alters.alter(req),
+          e -> AlterSchemaResponsePB.newBuilder().setError(e).build());
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.nyala.tserver.consensus;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
+import io.nyala.common.proto.metadata.AlterSchemaOpPB;
 import io.nyala.common.proto.metadata.PerRowResultPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
@@ -56,6 +57,12 @@ public final class TabletStateMachine extends BaseStateMachine {
     void leaderChanged(String tabletId);
 
     void applied(String tabletId, int rows);
+
+    /**
+     * An ALTER_SCHEMA entry was applied at {@code index} and changed the store's schema: the
+     * owner persists it (and the new table name, if not empty) in the tablet's metadata.
+     */
+    default void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {}
   }
 
   private final String tabletId;
@@ -161,11 +168,15 @@ public final class TabletStateMachine extends BaseStateMachine {
     try {
       byte[] data = payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray());
       TabletOpPB op = TabletOpPB.parseFrom(data);
-      if (!op.hasWrite()) {
+      WriteResultPB result;
+      if (op.hasWrite()) {
+        result = applyWrite(op.getWrite(), index);
+      } else if (op.hasAlterSchema()) {
+        result = applyAlterSchema(op.getAlterSchema(), index);
+      } else {
         throw NyalaException.corruption("tablet %s: entry %d holds no known operation",
             tabletId, index);
       }
-      WriteResultPB result = applyWrite(op.getWrite(), index);
       return CompletableFuture.completedFuture(
           Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
     } catch (Exception e) {
@@ -188,6 +199,23 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     listener.applied(tabletId, ops.size() - errors.size());
     return b.build();
+  }
+
+  /**
+   * An ALTER_SCHEMA entry. A version not newer than the store's (a replay after a snapshot that
+   * already holds it) changes nothing; the owner is told either way so that metadata written
+   * before a crash catches up.
+   */
+  private WriteResultPB applyAlterSchema(AlterSchemaOpPB alter, long index) {
+    Schema next = Schema.fromPb(alter.getSchema());
+    TabletStore s = store;
+    if (next.version() > s.schema().version()) {
+      s.alterSchema(next, index);
+      LOG.info("tablet {}: schema altered to version {} at index {}", tabletId, next.version(),
+          index);
+    }
+    listener.schemaAltered(tabletId, next, alter.getNewTableName(), index);
+    return WriteResultPB.newBuilder().setWriteIndex(index).build();
   }
 
   /** The read point of a linearizable read: the last applied index, 8 bytes big-endian. */

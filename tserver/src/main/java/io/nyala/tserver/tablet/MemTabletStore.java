@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code min(oldest pin, last applied index)}. Snapshots below the horizon can no longer be read.
  */
 public final class MemTabletStore implements TabletStore {
-  private final Schema schema;
-  private final RowMutator mutator;
+  /** Replaced (with {@link #mutator}) by an alter or a snapshot load, under {@link #lock}. */
+  private volatile Schema schema;
+  private volatile RowMutator mutator;
   /** Readers run lock-free; every structural change happens under {@link #lock}. */
   private final ConcurrentSkipListMap<byte[], RowVersions> rows =
       new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
@@ -140,10 +141,49 @@ public final class MemTabletStore implements TabletStore {
   }
 
   @Override
+  public void alterSchema(Schema newSchema, long raftIndex) {
+    synchronized (lock) {
+      if (newSchema.version() <= schema.version()) {
+        lastApplied = Math.max(lastApplied, raftIndex);
+        return;
+      }
+      SchemaChange change = SchemaChange.between(schema, newSchema);
+      // Publish the new schema first: a scan that overlaps the rewrite sees a changed version
+      // and fails cleanly instead of reading new rows with old column positions.
+      schema = newSchema;
+      mutator = new RowMutator(newSchema);
+      for (RowVersions rv : rows.values()) {
+        rv.convert(change);
+      }
+      lastApplied = Math.max(lastApplied, raftIndex);
+    }
+  }
+
+  @Override
   public ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows) {
     if (maxRows < 1) {
       throw NyalaException.invalidArgument("a scan page needs room for at least one row");
     }
+    Schema atStart = schema;
+    checkScanSchema(spec, atStart);
+    try {
+      ScanPage page = scanPage(spec, resumeAfter, maxRows);
+      checkScanSchema(spec, schema);
+      return page;
+    } catch (RuntimeException e) {
+      checkScanSchema(spec, schema);
+      throw e;
+    }
+  }
+
+  private static void checkScanSchema(ScanSpec spec, Schema current) {
+    if (spec.projection().version() != current.version()) {
+      throw NyalaException.illegalState("the tablet's schema changed from version %d to %d "
+          + "during the scan; start a new scan", spec.projection().version(), current.version());
+    }
+  }
+
+  private ScanPage scanPage(ScanSpec spec, byte[] resumeAfter, int maxRows) {
     NavigableMap<byte[], RowVersions> view;
     if (resumeAfter != null) {
       view = rows.tailMap(resumeAfter, false);
@@ -229,7 +269,10 @@ public final class MemTabletStore implements TabletStore {
   @Override
   public void loadSnapshot(Env env, Path file) throws IOException {
     synchronized (lock) {
-      StoreSnapshotFile.Contents c = StoreSnapshotFile.read(env, file, schema);
+      StoreSnapshotFile.Contents c = StoreSnapshotFile.read(env, file);
+      // The snapshot's own schema: entries after it (an alter among them) were written to it.
+      schema = c.schema();
+      mutator = new RowMutator(c.schema());
       rows.clear();
       rows.putAll(c.rows());
       long live = 0;

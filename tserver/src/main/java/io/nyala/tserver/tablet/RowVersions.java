@@ -81,4 +81,15 @@ final class RowVersions {
     }
     return true;
   }
+
+  /** Rewrites every version's row into a newer schema (tombstones stay tombstones). */
+  void convert(SchemaChange change) {
+    Version[] cur = versions;
+    Version[] next = new Version[cur.length];
+    for (int i = 0; i < cur.length; i++) {
+      Version v = cur[i];
+      next[i] = v.isTombstone() ? v : new Version(v.index(), change.convert(v.row()));
+    }
+    versions = next;
+  }
 }

@@ -34,7 +34,8 @@ final class StoreSnapshotFile {
 
   private StoreSnapshotFile() {}
 
-  record Contents(long lastApplied, long historyHorizon, Map<byte[], RowVersions> rows) {}
+  record Contents(Schema schema, long lastApplied, long historyHorizon,
+      Map<byte[], RowVersions> rows) {}
 
   /**
    * Writes the snapshot through {@code env} as a sensitive file (it holds every row), built in
@@ -77,7 +78,7 @@ final class StoreSnapshotFile {
     env.replaceFile(file, raw.toByteArray(), OpenOptions.SENSITIVE);
   }
 
-  static Contents read(Env env, Path file, Schema tabletSchema) throws IOException {
+  static Contents read(Env env, Path file) throws IOException {
     byte[] all = env.readFile(file, OpenOptions.SENSITIVE);
     if (all.length < 4) {
       throw NyalaException.corruption("snapshot %s is truncated (%d bytes)", file, all.length);
@@ -96,10 +97,6 @@ final class StoreSnapshotFile {
     long lastApplied = in.readLong();
     long horizon = in.readLong();
     Schema schema = Schema.fromPb(SchemaPB.parseFrom(in.readNBytes(in.readInt())));
-    if (schema.columnCount() != tabletSchema.columnCount()) {
-      throw NyalaException.corruption("snapshot %s has %d columns, the tablet %d",
-          file, schema.columnCount(), tabletSchema.columnCount());
-    }
     int keys = in.readInt();
     List<byte[]> keyList = new ArrayList<>(keys);
     List<long[]> indexes = new ArrayList<>(keys);
@@ -128,6 +125,6 @@ final class StoreSnapshotFile {
       }
       out.put(keyList.get(k), new RowVersions(vs));
     }
-    return new Contents(lastApplied, horizon, out);
+    return new Contents(schema, lastApplied, horizon, out);
   }
 }

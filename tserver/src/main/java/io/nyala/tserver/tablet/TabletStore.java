@@ -24,6 +24,15 @@ public interface TabletStore {
    */
   List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex);
 
+  /**
+   * Changes the schema as of {@code raftIndex} (an ALTER_SCHEMA entry): columns are matched by
+   * id ({@link SchemaChange}), added columns read their default (or null) in existing rows,
+   * dropped columns disappear, renamed ones keep their values. A schema whose version is not
+   * newer than {@link #schema()}'s is ignored (replay). Called on the apply thread like
+   * {@link #apply}; INVALID_ARGUMENT (and no change) if the change is not allowed.
+   */
+  void alterSchema(Schema newSchema, long raftIndex);
+
   /** The Raft index of the last applied batch (or loaded snapshot). */
   long lastAppliedIndex();
 
