@@ -197,7 +197,11 @@ public final class TabletManager {
     return tablets.size();
   }
 
-  /** Creates a replica: metadata, then the Raft group. Idempotent for an existing id. */
+  /**
+   * Creates a replica: metadata, then the Raft group. Idempotent for an existing id. A joining
+   * replica (re-replication) gets a group with an empty peer list, which the leader's
+   * ChangeConfig then adds; its request need not list this server.
+   */
   public synchronized void createTablet(CreateTabletRequestPB req) {
     String id = req.getTabletId();
     RaftIds.groupId(id); // validates the id
@@ -209,7 +213,7 @@ public final class TabletManager {
     for (RaftPeerPB p : req.getPeersList()) {
       uuids.add(p.getUuid());
     }
-    if (!uuids.contains(serverUuid)) {
+    if (!req.getJoining() && !uuids.contains(serverUuid)) {
       throw NyalaException.invalidArgument(
           "peers %s of tablet %s do not include this server %s", uuids, id, serverUuid);
     }
@@ -217,7 +221,9 @@ public final class TabletManager {
         .setTabletId(id).setTableId(req.getTableId()).setTableName(req.getTableName())
         .setSchema(req.getSchema()).setInitialSchema(req.getSchema())
         .setPartitionSchema(req.getPartitionSchema())
-        .setPartition(req.getPartition()).addAllInitialPeers(req.getPeersList())
+        .setPartition(req.getPartition())
+        // A joining replica starts with no peers: the leader's ChangeConfig brings it in.
+        .addAllInitialPeers(req.getJoining() ? List.of() : req.getPeersList())
         .setDataState(TabletDataStatePB.TABLET_DATA_READY)
         .setCreatedTimeMillis(System.currentTimeMillis())
         .setWrappedTabletKey(rewrapTabletKey(req))
@@ -232,7 +238,8 @@ public final class TabletManager {
       deleteQuietly(metaFile(id));
       throw e;
     }
-    LOG.info("created tablet {} of table {} with peers {}", id, req.getTableName(), uuids);
+    LOG.info("created tablet {} of table {} with peers {}{}", id, req.getTableName(), uuids,
+        req.getJoining() ? " (joining: waits for the leader to add it)" : "");
     listener.leaderChanged(id);
   }
 

@@ -95,7 +95,7 @@ public class TabletServer extends ServerBase {
         topts.scannerDefaultBatchRows, metrics);
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners)));
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, channels)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();

@@ -6,6 +6,8 @@ import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
 import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -22,6 +24,7 @@ import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
@@ -86,7 +89,8 @@ final class TabletServerServices {
   }
 
   /**
-   * Admin path: CreateTablet, DeleteTablet and AlterSchema (called by the master), TransferLeadership
+   * Admin path: CreateTablet, DeleteTablet, AlterSchema and ChangeConfig (called by the
+   * master), TransferLeadership
    * (operators and tests).
    */
   static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
@@ -97,12 +101,22 @@ final class TabletServerServices {
     private final Supplier<RaftServer> raft;
     private final ScannerManager scanners;
     private final AlterSchemaHandler alters;
+    private final ChangeConfigHandler configs;
 
-    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners) {
+    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
+        Channels channels) {
       this.tablets = tablets;
       this.raft = raft;
       this.scanners = scanners;
       this.alters = new AlterSchemaHandler(tablets, raft);
+      this.configs = new ChangeConfigHandler(tablets, raft, channels);
+    }
+
+    @Override
+    public void changeConfig(ChangeConfigRequestPB req,
+        StreamObserver<ChangeConfigResponsePB> out) {
+      Rpcs.respondAsync(out, () -> configs.change(req),
+          e -> ChangeConfigResponsePB.newBuilder().setError(e).build());
     }
 
     @Override
