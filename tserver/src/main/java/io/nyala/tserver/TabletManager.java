@@ -296,7 +296,10 @@ public final class TabletManager {
     LOG.info("tablet {}: persisted schema version {}", tabletId, schema.version());
   }
 
-  /** Deletes a replica: mark DELETING, remove the group and its directory, drop the metadata. */
+  /**
+   * Deletes a replica: mark DELETING, remove the group and its directory, destroy the store's
+   * data, drop the metadata. A crash in between is finished by {@link #load} at the next start.
+   */
   public synchronized void deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
     synchronized (r) {
@@ -312,12 +315,27 @@ public final class TabletManager {
         throw e;
       }
     }
+    destroyStore(r);
     // Also covers a group Ratis never loaded.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));
     tablets.remove(tabletId);
     LOG.info("deleted tablet {} ({})", tabletId, reason.isEmpty() ? "no reason given" : reason);
     listener.leaderChanged(tabletId);
+  }
+
+  /** The store's data outside the group directory; its group is gone, so nothing writes it. */
+  private static void destroyStore(TabletReplica r) {
+    TabletStateMachine sm = r.stateMachineOrNull();
+    if (sm == null) {
+      return; // never opened here: a store keeps nothing yet, or its startup GC finds it
+    }
+    try {
+      sm.store().destroy();
+    } catch (IOException e) {
+      throw NyalaException.ioError("tablet " + r.tabletId() + ": cannot delete its data: "
+          + e.getMessage(), e);
+    }
   }
 
   private void addGroup(TabletReplica r) {

@@ -259,6 +259,15 @@ public final class MemTabletStore implements TabletStore {
     }
   }
 
+  /** Its snapshot files go with the Raft group directory; only the memory is left to free. */
+  @Override
+  public void destroy() {
+    synchronized (lock) {
+      rows.clear();
+      liveRows.set(0);
+    }
+  }
+
   @Override
   public void writeSnapshot(Env env, Path file) throws IOException {
     synchronized (lock) {

@@ -59,4 +59,18 @@ public interface TabletStore {
 
   /** Replaces this store's contents with a snapshot written by {@link #writeSnapshot}. */
   void loadSnapshot(Env env, Path file) throws IOException;
+
+  /**
+   * Deletes everything this store keeps outside the tablet's Raft group directory (for the
+   * block-based engine: its blocks and superblock), because the tablet is being deleted. Called
+   * once, after the Raft group was removed (so nothing applies or snapshots any more) and
+   * after the tablet's metadata was marked TABLET_DATA_DELETING, before that metadata goes.
+   * Must be idempotent. A crash before it finishes leaves data no metadata refers to: the store
+   * implementation must find and delete such orphans at the next start (DESIGN §7), since no
+   * store is opened for a tablet whose delete is being finished.
+   *
+   * <p>The in-memory store keeps nothing outside the group directory (its snapshot files live
+   * there), so its implementation only drops its rows.
+   */
+  default void destroy() throws IOException {}
 }
