@@ -18,6 +18,7 @@ import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.KeyWrap;
 import io.nyala.common.security.WrappedKey;
+import io.nyala.tserver.consensus.TabletCopier;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -71,6 +72,8 @@ public final class TabletManager {
   private final AtomicLong callIds = new AtomicLong();
   private final ClientId adminClientId = ClientId.randomId();
   private volatile RaftServer raftServer;
+  /** Given to every state machine: how a replica pulls the leader's image. */
+  private volatile TabletCopier copier;
 
   /**
    * {@code env} is the server's door for sensitive files; {@code keys} and {@code serverKey} are
@@ -142,6 +145,11 @@ public final class TabletManager {
     return metaDir.resolve(tabletId);
   }
 
+  /** Sets how replicas pull images (tablet copy); call before Ratis opens any group. */
+  public void setCopier(TabletCopier c) {
+    this.copier = c;
+  }
+
   /** Maps a group Ratis opens to its tablet's state machine. */
   public StateMachine.Registry registry() {
     return gid -> {
@@ -151,7 +159,9 @@ public final class TabletManager {
         orphans.add(gid);
         return new BaseStateMachine();
       }
-      return r.newStateMachine();
+      TabletStateMachine sm = r.newStateMachine();
+      sm.setCopier(copier);
+      return sm;
     };
   }
 

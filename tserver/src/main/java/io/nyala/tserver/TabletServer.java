@@ -3,18 +3,23 @@ package io.nyala.tserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.copy.CopySessions;
+import io.nyala.tserver.copy.TabletCopyClient;
+import io.nyala.tserver.copy.TabletCopyService;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +44,7 @@ public class TabletServer extends ServerBase {
   private final TserverOptions topts;
   private TabletManager tabletManager;
   private ScannerManager scanners;
+  private CopySessions copySessions;
   private volatile Heartbeater heartbeater;
   private MetricRegistry.Counter opsApplied;
 
@@ -67,6 +73,7 @@ public class TabletServer extends ServerBase {
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
         uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey());
     tabletManager.load();
+    startTabletCopy();
     tabletManager.removeOrphanGroupDirs();
     try {
       Files.createDirectories(fs.raftDir());
@@ -95,12 +102,25 @@ public class TabletServer extends ServerBase {
         topts.scannerDefaultBatchRows, metrics);
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, channels)));
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, channels),
+        new TabletCopyService(copySessions)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
         uuid(), rpcAddress(), raftAddress(), httpAddress());
+  }
+
+  /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */
+  private void startTabletCopy() {
+    copySessions = new CopySessions(
+        tabletId -> tabletManager.get(tabletId).stateMachine().openCopyImage(),
+        topts.tabletCopySessionTtlMs, System::currentTimeMillis);
+    onClose(copySessions);
+    ExecutorService copies = Executors.newFixedThreadPool(2,
+        LogContext.threadFactory(name, "tablet-copy"));
+    onClose(copies::shutdownNow);
+    tabletManager.setCopier(new TabletCopyClient(channels, uuid(), copies, metrics));
   }
 
   private void startHeartbeats() {
@@ -121,6 +141,8 @@ public class TabletServer extends ServerBase {
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
         tabletManager.replicas().stream().filter(this::isLeader).count());
     metrics.gauge("scanners_active", "Open scanners", () -> scanners.activeCount());
+    metrics.gauge("tablet_copy_sessions_active", "Tablet copy sessions served by this server",
+        () -> copySessions.activeCount());
   }
 
   private boolean isLeader(TabletReplica r) {
@@ -134,6 +156,7 @@ public class TabletServer extends ServerBase {
   private void sweep() {
     try {
       scanners.sweep();
+      copySessions.sweep();
       for (TabletReplica r : tabletManager.replicas()) {
         TabletStateMachine sm = r.stateMachineOrNull();
         if (sm != null) {
@@ -151,6 +174,7 @@ public class TabletServer extends ServerBase {
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, topts.tabletSnapshotThresholdEntries);
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftSettings.useStateMachineCopy(p);
     // Raw --raft_property overrides still win over these role defaults.
     options.raftProperties.forEach(p::set);
   }

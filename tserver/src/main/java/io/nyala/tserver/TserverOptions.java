@@ -37,6 +37,11 @@ public class TserverOptions extends ServerOptions {
           + "restarts replay at most that many. Default: ${DEFAULT-VALUE}.")
   public long tabletSnapshotThresholdEntries = 100000;
 
+  @Option(names = "--tablet_copy_session_ttl_ms", defaultValue = "60000",
+      description = "A tablet copy session served by this server and idle this long (ms) is "
+          + "expired, releasing the image and the Raft log it pins. Default: ${DEFAULT-VALUE}.")
+  public long tabletCopySessionTtlMs = 60000;
+
   @Option(names = "--fault_drop_write_response_after_commit", defaultValue = "false",
       description = "UNSAFE, for tests only: the first time this server would answer a "
           + "committed write that carries a client id, it sends no answer at all (the write "

@@ -62,4 +62,13 @@ public final class RaftSettings {
     }
     return p;
   }
+
+  /**
+   * Turns off Ratis' own snapshot file transfer, so that a follower the leader's log cannot
+   * catch up is told to rebuild itself ({@code notifyInstallSnapshotFromLeader}): tablet servers
+   * do that by tablet copy (DESIGN §4). Not for servers whose state machines cannot copy.
+   */
+  public static void useStateMachineCopy(RaftProperties p) {
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+  }
 }

@@ -1,5 +1,6 @@
 package io.nyala.tserver.consensus;
 
+import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
@@ -13,17 +14,23 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.tablet.MemTabletStore;
 import io.nyala.tserver.tablet.RowError;
+import io.nyala.tserver.tablet.SnapshotFileImage;
+import io.nyala.tserver.tablet.SnapshotFileInstaller;
+import io.nyala.tserver.tablet.TabletImage;
 import io.nyala.tserver.tablet.TabletStore;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -39,6 +46,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +84,13 @@ public final class TabletStateMachine extends BaseStateMachine {
   /** Replaced wholesale when a snapshot is loaded (initialize, reinitialize). */
   private volatile TabletStore store;
   private volatile boolean initialized;
+  /** Pulls the leader's image when the log cannot catch this replica up; set by the owner. */
+  private volatile TabletCopier copier;
+  /**
+   * Copy images served from this replica and not yet closed: while any is open, snapshots keep
+   * their index so that Ratis does not purge the log after the images' index.
+   */
+  private final AtomicInteger openImages = new AtomicInteger();
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
@@ -104,11 +119,13 @@ public final class TabletStateMachine extends BaseStateMachine {
     storage.init(raftStorage);
     loadSnapshot(storage.getLatestSnapshot());
     initialized = true;
+    markRunning();
   }
 
   @Override
   public void reinitialize() throws IOException {
     loadSnapshot(storage.loadLatestSnapshot());
+    markRunning();
   }
 
   private void loadSnapshot(SingleFileSnapshotInfo snap) throws IOException {
@@ -136,6 +153,9 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   @Override
   public long takeSnapshot() throws IOException {
+    if (openImages.get() > 0) {
+      return heldBackSnapshotIndex();
+    }
     // Runs on the apply thread, so the store holds exactly the entries up to lastApplied.
     TermIndex last = getLastAppliedTermIndex();
     if (last == null || last.getIndex() < 0) {
@@ -282,5 +302,100 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     pending.forEach(f -> f.completeExceptionally(
         NyalaException.unavailable("tablet %s is shutting down", tabletId)));
+  }
+
+  // ---- tablet copy (DESIGN §4): this replica as source and as destination ----
+
+  /**
+   * Ratis pauses the state machine before it reloads it after an installed image (and checks
+   * that it is PAUSED); {@link #reinitialize()} makes it RUNNING again.
+   */
+  @Override
+  public void pause() {
+    getLifeCycle().transitionIfValid(LifeCycle.State.PAUSING);
+    getLifeCycle().transitionIfValid(LifeCycle.State.PAUSED);
+  }
+
+  private void markRunning() {
+    getLifeCycle().transitionIfValid(LifeCycle.State.STARTING);
+    getLifeCycle().transitionIfValid(LifeCycle.State.RUNNING);
+  }
+
+  /** Sets who pulls images for this replica; without one, install requests fail. */
+  public void setCopier(TabletCopier c) {
+    this.copier = c;
+  }
+
+  /** While copy images are open: the latest snapshot's index, so the log after it stays. */
+  private long heldBackSnapshotIndex() {
+    SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+    LOG.info("tablet {}: snapshot held back at {} while {} copy session(s) are open", tabletId,
+        latest == null ? -1 : latest.getIndex(), openImages.get());
+    return latest == null ? -1 : latest.getIndex();
+  }
+
+  /**
+   * Opens the durable image a copy session sends: the latest snapshot (the state the leader's
+   * log continues from). Until the image is closed, no new snapshot moves the log's purge point.
+   * ILLEGAL_STATE if there is no snapshot yet (then the log itself catches replicas up).
+   */
+  public TabletImage openCopyImage() throws IOException {
+    openImages.incrementAndGet();
+    try {
+      SingleFileSnapshotInfo snap = storage.getLatestSnapshot();
+      if (snap == null) {
+        throw NyalaException.illegalState("tablet %s has no snapshot to copy yet", tabletId);
+      }
+      return SnapshotFileImage.open(env, snap.getFile().getPath(), snap.getIndex(),
+          snap.getTerm(), openImages::decrementAndGet);
+    } catch (IOException | RuntimeException e) {
+      openImages.decrementAndGet();
+      throw e;
+    }
+  }
+
+  /** Copy images open on this replica (for tests and pages). */
+  public int openCopyImages() {
+    return openImages.get();
+  }
+
+  /**
+   * Ratis: the leader's log starts after what this replica has, so it must be rebuilt from the
+   * leader's image. Completes with the image's (term, index); Ratis then calls
+   * {@link #reinitialize()}, which loads the installed snapshot.
+   */
+  @Override
+  public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto roleInfo,
+      TermIndex firstTermIndexInLog) {
+    TabletCopier c = copier;
+    HostPort leader = leaderRpcAddress(roleInfo);
+    if (c == null || leader == null) {
+      return CompletableFuture.failedFuture(NyalaException.unavailable("tablet %s: cannot copy "
+          + "from the leader (%s)", tabletId, c == null ? "no copier" : "leader address unknown"));
+    }
+    LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
+        firstTermIndexInLog, leader);
+    SnapshotFileInstaller installer = new SnapshotFileInstaller(env,
+        new SnapshotFileInstaller.Target() {
+          @Override
+          public Path snapshotFile(long term, long index) {
+            return storage.getSnapshotFile(term, index).toPath();
+          }
+
+          @Override
+          public void installed(Path file, long term, long index) throws IOException {
+            MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+          }
+        });
+    return c.copy(tabletId, leader, installer);
+  }
+
+  /** The leader's RPC address: Ratis fills the leader's peer (with clientAddress) from its conf. */
+  private static HostPort leaderRpcAddress(RoleInfoProto roleInfo) {
+    if (!roleInfo.hasFollowerInfo()) {
+      return null;
+    }
+    String addr = roleInfo.getFollowerInfo().getLeaderInfo().getId().getClientAddress();
+    return addr.isEmpty() ? null : HostPort.parse(addr, 0);
   }
 }

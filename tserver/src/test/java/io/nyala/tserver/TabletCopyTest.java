@@ -1,0 +1,105 @@
+package io.nyala.tserver;
+
+import static io.nyala.tserver.TserverFixture.inserts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigTypePB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
+import io.nyala.common.row.RowOpType;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A replica that joins after the leader purged its log is rebuilt by tablet copy: real Ratis,
+ * real gRPC, the in-memory store's snapshot as the image.
+ */
+@Timeout(120)
+class TabletCopyTest {
+  private static final int ROWS_PER_BATCH = 200;
+  private static final int BATCHES = 30;
+
+  @TempDir Path dir;
+  private final TserverFixture fx = new TserverFixture();
+  private final List<TabletServer> servers = new ArrayList<>();
+  private final String tablet = RaftIds.newId();
+
+  @AfterEach
+  void tearDown() {
+    servers.forEach(TabletServer::close);
+    fx.close();
+  }
+
+  /** Small log segments and no purge gap, so a snapshot really purges the leader's log. */
+  private TserverOptions options(int i) {
+    TserverOptions o = TserverFixture.options(dir.resolve("ts" + i), TserverFixture.freePort());
+    o.raftProperties.put("raft.server.log.appender.buffer.byte-limit", "64KB");
+    o.raftProperties.put("raft.server.log.write.buffer.size", String.valueOf((64 << 10) + 8));
+    o.raftProperties.put(RaftServerConfigKeys.Log.SEGMENT_SIZE_MAX_KEY, "64KB");
+    o.raftProperties.put(RaftServerConfigKeys.Log.PURGE_GAP_KEY, "1");
+    return o;
+  }
+
+  @Test
+  void replacementOfAStoppedReplicaCatchesUpByCopyAndServesAsLeader() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      servers.add(TserverFixture.start(options(i)));
+    }
+    List<TabletServer> first = servers.subList(0, 3);
+    fx.createTablet(tablet, first);
+    TabletServer leader = TserverFixture.awaitLeader(tablet, first);
+    TabletServer dead = first.stream().filter(s -> s != leader).findFirst().orElseThrow();
+    TabletServer joiner = servers.get(3);
+    CreateTabletRequestPB join =
+        TserverFixture.createRequest(tablet, first).toBuilder().setJoining(true).build();
+    RaftPeerPB joinerPeer = TserverFixture.peer(joiner);
+    List<String> original = first.stream().map(TabletServer::uuid).toList();
+    dead.close();
+
+    for (int b = 0; b < BATCHES; b++) {
+      int from = b * ROWS_PER_BATCH;
+      assertThat(fx.write(leader, inserts(tablet, from, from + ROWS_PER_BATCH, RowOpType.INSERT))
+          .hasError()).isFalse();
+    }
+    assertThat(leader.snapshotTablet(tablet)).isPositive();
+    var leaderDivision = leader.raftServer().getDivision(RaftIds.groupId(tablet));
+    await().atMost(Duration.ofSeconds(20))
+        .until(() -> leaderDivision.getRaftLog().getStartIndex() > 1);
+
+    assertThat(fx.admin(joiner.rpcAddress()).createTablet(join).hasError()).isFalse();
+    ChangeConfigResponsePB replaced = fx.admin(leader.rpcAddress()).changeConfig(
+        ChangeConfigRequestPB.newBuilder().setTabletId(tablet)
+            .setType(ChangeConfigTypePB.REPLACE_PEER).setNewPeer(joinerPeer)
+            .setRemoveUuid(dead.uuid()).addAllExpectedPeerUuids(original).setTimeoutMs(60_000)
+            .build());
+    assertThat(replaced.getError().getCode()).as(replaced.getError().getMessage())
+        .isEqualTo(StatusCodePB.OK);
+    assertThat(joiner.metrics().value("tablet_copies_completed_total")).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(20)).until(() ->
+        leader.metrics().value("tablet_copy_sessions_active") == 0
+            && leader.tabletManager().get(tablet).stateMachine().openCopyImages() == 0);
+
+    assertThat(fx.admin(leader.rpcAddress()).transferLeadership(TransferLeadershipRequestPB
+        .newBuilder().setTabletId(tablet).setNewLeaderUuid(joiner.uuid()).setTimeoutMs(20_000)
+        .build()).hasError()).isFalse();
+    assertThat(TserverFixture.awaitLeader(tablet, servers.subList(3, 4))).isSameAs(joiner);
+    List<Object[]> rows = fx.scanAll(joiner, tablet, 1000);
+    assertThat(rows).extracting(r -> (Integer) r[0]).containsExactlyElementsOf(
+        IntStream.range(0, BATCHES * ROWS_PER_BATCH).boxed().toList());
+    assertThat(fx.write(joiner, inserts(tablet, -10, 0, RowOpType.INSERT)).hasError()).isFalse();
+  }
+}
