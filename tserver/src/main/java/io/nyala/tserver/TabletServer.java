@@ -89,7 +89,8 @@ public class TabletServer extends ServerBase {
     ScheduledExecutorService maintenance = Executors.newSingleThreadScheduledExecutor(
         LogContext.threadFactory(name, "maintenance"));
     onClose(maintenance::shutdownNow);
-    long sweepMs = Math.max(50, Math.min(5000, topts.scannerTtlMs / 2));
+    long sweepMs = Math.max(50, Math.min(5000,
+        Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
 
     WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,

@@ -2,9 +2,13 @@ package io.nyala.tserver;
 
 import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
+import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.env.OpenOptions;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
@@ -13,11 +17,16 @@ import io.nyala.common.proto.tserver.ChangeConfigTypePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.common.security.FileKeyProvider;
+import io.nyala.common.security.KeyMaterial;
+import io.nyala.common.security.WrappedKey;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,8 +54,12 @@ class TabletCopyTest {
   }
 
   /** Small log segments and no purge gap, so a snapshot really purges the leader's log. */
-  private TserverOptions options(int i) {
+  private TserverOptions options(int i, boolean encrypt) {
     TserverOptions o = TserverFixture.options(dir.resolve("ts" + i), TserverFixture.freePort());
+    if (encrypt) {
+      o.encryptDataAtRest = true;
+      o.encryptionKeyFile = dir.resolve("cluster.key").toString();
+    }
     o.raftProperties.put("raft.server.log.appender.buffer.byte-limit", "64KB");
     o.raftProperties.put("raft.server.log.write.buffer.size", String.valueOf((64 << 10) + 8));
     o.raftProperties.put(RaftServerConfigKeys.Log.SEGMENT_SIZE_MAX_KEY, "64KB");
@@ -56,16 +69,52 @@ class TabletCopyTest {
 
   @Test
   void replacementOfAStoppedReplicaCatchesUpByCopyAndServesAsLeader() throws Exception {
+    replaceByCopy(false);
+  }
+
+  @Test
+  void copiedFilesAreEncryptedUnderTheDestinationsOwnKey() throws Exception {
+    replaceByCopy(true);
+    TabletServer other = servers.get(0).isClosed() ? servers.get(1) : servers.get(0);
+    TabletServer joiner = servers.get(3);
+    Path sm = dir.resolve("ts3").resolve("raft")
+        .resolve(RaftIds.groupId(tablet).getUuid().toString()).resolve("sm");
+    List<Path> snapshots;
+    try (Stream<Path> s = Files.list(sm)) {
+      snapshots = s.filter(p -> !p.toString().endsWith(".md5")).toList();
+    }
+    assertThat(snapshots).isNotEmpty();
+    for (Path f : snapshots) {
+      byte[] plain = joiner.env().readFile(f, OpenOptions.SENSITIVE);
+      assertThat(plain).isNotEmpty();
+      assertThat(Files.readAllBytes(f)).isNotEqualTo(plain);
+      assertThatThrownBy(() -> other.env().readFile(f, OpenOptions.SENSITIVE))
+          .isInstanceOf(NyalaException.class);
+    }
+  }
+
+  private void replaceByCopy(boolean encrypt) throws Exception {
+    if (encrypt) {
+      FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
+    }
     for (int i = 0; i < 4; i++) {
-      servers.add(TserverFixture.start(options(i)));
+      servers.add(TserverFixture.start(options(i, encrypt)));
     }
     List<TabletServer> first = servers.subList(0, 3);
-    fx.createTablet(tablet, first);
+    CreateTabletRequestPB.Builder create = TserverFixture.createRequest(tablet, first).toBuilder();
+    if (encrypt) {
+      WrappedKey w = FileKeyProvider.open(dir.resolve("cluster.key"))
+          .wrapServerKey(KeyMaterial.random(256));
+      create.setWrappedTabletKey(ByteString.copyFrom(w.wrapped()))
+          .setTabletKeyVersion(w.clusterKeyVersion());
+    }
+    for (TabletServer ts : first) {
+      assertThat(fx.admin(ts.rpcAddress()).createTablet(create.build()).hasError()).isFalse();
+    }
     TabletServer leader = TserverFixture.awaitLeader(tablet, first);
     TabletServer dead = first.stream().filter(s -> s != leader).findFirst().orElseThrow();
     TabletServer joiner = servers.get(3);
-    CreateTabletRequestPB join =
-        TserverFixture.createRequest(tablet, first).toBuilder().setJoining(true).build();
+    CreateTabletRequestPB join = create.setJoining(true).build();
     RaftPeerPB joinerPeer = TserverFixture.peer(joiner);
     List<String> original = first.stream().map(TabletServer::uuid).toList();
     dead.close();

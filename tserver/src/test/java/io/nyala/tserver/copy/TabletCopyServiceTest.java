@@ -1,0 +1,166 @@
+package io.nyala.tserver.copy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.BeginTabletCopySessionRequestPB;
+import io.nyala.common.proto.tserver.BeginTabletCopySessionResponsePB;
+import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.EndTabletCopySessionRequestPB;
+import io.nyala.common.proto.tserver.FetchDataRequestPB;
+import io.nyala.common.proto.tserver.FetchDataResponsePB;
+import io.nyala.common.proto.tserver.TabletCopyServiceGrpc;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
+import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
+import io.nyala.common.proto.tserver.WriteRequestPB;
+import io.nyala.common.row.RowOpType;
+import io.nyala.common.row.RowOperations;
+import io.nyala.common.rpc.Channels;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The source side of tablet copy on one real tablet server: sessions, chunks, pins, expiry. */
+@Timeout(60)
+class TabletCopyServiceTest {
+  private static final Schema SCHEMA = new Schema(List.of(
+      ColumnSchema.builder("id", Type.INT32).key(true).build(),
+      ColumnSchema.builder("v", Type.STRING).build()));
+
+  @TempDir Path dir;
+  private final Channels channels = new Channels();
+  private final String tablet = RaftIds.newId();
+  private TabletServer ts;
+  private TabletCopyServiceGrpc.TabletCopyServiceBlockingStub copy;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    TserverOptions o = new TserverOptions();
+    o.fsWalDir = dir.toString();
+    o.rpcBindAddresses = "127.0.0.1:0";
+    try (ServerSocket s = new ServerSocket(0)) {
+      o.raftBindAddress = "127.0.0.1:" + s.getLocalPort();
+    }
+    o.webserverPort = 0;
+    o.raftElectionTimeoutMinMs = 500;
+    o.raftElectionTimeoutMaxMs = 1000;
+    o.tabletCopySessionTtlMs = 500;
+    ts = new TabletServer(o);
+    ts.start();
+    RaftPeerPB self = RaftPeerPB.newBuilder().setUuid(ts.uuid())
+        .setRaftAddress(ts.raftAddress().toPb()).setRpcAddress(ts.rpcAddress().toPb()).build();
+    var created = TabletServerAdminServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()))
+        .createTablet(CreateTabletRequestPB.newBuilder().setTableId(RaftIds.newId())
+            .setTableName("t").setTabletId(tablet).setSchema(SCHEMA.toPb()).addPeers(self)
+            .build());
+    assertThat(created.hasError()).isFalse();
+    await().atMost(Duration.ofSeconds(20)).until(() ->
+        ts.raftServer().getDivision(RaftIds.groupId(tablet)).getInfo().isLeaderReady());
+    copy = TabletCopyServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()));
+  }
+
+  @AfterEach
+  void tearDown() {
+    ts.close();
+    channels.close();
+  }
+
+  private void write(int from, int to) {
+    List<RowOperations.Op> ops = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      ops.add(new RowOperations.Op(RowOpType.INSERT,
+          SCHEMA.newPartialRow().addInt("id", i).addString("v", "value-" + i)));
+    }
+    var resp = TabletServerServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()))
+        .write(WriteRequestPB.newBuilder().setTabletId(tablet).setSchema(SCHEMA.toPb())
+            .setRowOperations(RowOperations.encode(SCHEMA, ops)).build());
+    assertThat(resp.hasError()).isFalse();
+  }
+
+  private BeginTabletCopySessionResponsePB begin(String tabletId) {
+    return copy.beginTabletCopySession(BeginTabletCopySessionRequestPB.newBuilder()
+        .setTabletId(tabletId).setRequestorUuid("test").build());
+  }
+
+  private FetchDataResponsePB fetch(String session, String item, long offset, int max) {
+    return copy.fetchData(FetchDataRequestPB.newBuilder().setSessionId(session)
+        .setItemId(item).setOffset(offset).setMaxLength(max).build());
+  }
+
+  @Test
+  void chunksResumeAtAnyOffsetAndTheSessionPinsTheSnapshotIndex() {
+    BeginTabletCopySessionResponsePB none = begin(tablet);
+    assertThat(none.getError().getCode()).isEqualTo(StatusCodePB.ILLEGAL_STATE);
+    assertThat(none.getError().getMessage()).contains(tablet).contains("no snapshot");
+    assertThat(begin(RaftIds.newId()).getError().getCode()).isEqualTo(StatusCodePB.NOT_FOUND);
+
+    write(0, 100);
+    long snap = ts.snapshotTablet(tablet);
+    BeginTabletCopySessionResponsePB s = begin(tablet);
+    assertThat(s.hasError()).as(s.getError().getMessage()).isFalse();
+    assertThat(s.getLastIndex()).isEqualTo(snap);
+    assertThat(s.getItemsList()).hasSize(1);
+    String item = s.getItems(0).getItemId();
+    long length = s.getItems(0).getLength();
+
+    ByteArrayOutputStream whole = new ByteArrayOutputStream();
+    for (long off = 0; off < length; ) {
+      FetchDataResponsePB r = fetch(s.getSessionId(), item, off, 1000);
+      CRC32C crc = new CRC32C();
+      crc.update(r.getData().toByteArray());
+      assertThat(r.getCrc32C()).isEqualTo((int) crc.getValue());
+      whole.writeBytes(r.getData().toByteArray());
+      off += r.getData().size();
+    }
+    assertThat(whole.size()).isEqualTo((int) length);
+    byte[] middle = fetch(s.getSessionId(), item, 123, 77).getData().toByteArray();
+    assertThat(middle).isEqualTo(Arrays.copyOfRange(whole.toByteArray(), 123, 200));
+    assertThat(fetch(s.getSessionId(), item, length, 10).getData().isEmpty()).isTrue();
+    assertThat(fetch(s.getSessionId(), "no-such-item", 0, 10).getError().getMessage())
+        .contains("no-such-item");
+
+    // While the session is open a snapshot keeps the old index, so the log after it stays.
+    write(100, 110);
+    assertThat(ts.snapshotTablet(tablet)).isEqualTo(snap);
+
+    copy.endTabletCopySession(EndTabletCopySessionRequestPB.newBuilder()
+        .setSessionId(s.getSessionId()).build());
+    FetchDataResponsePB ended = fetch(s.getSessionId(), item, 0, 10);
+    assertThat(ended.getError().getCode()).isEqualTo(StatusCodePB.NOT_FOUND);
+    assertThat(ended.getError().getMessage()).contains(s.getSessionId());
+    write(110, 120);
+    assertThat(ts.snapshotTablet(tablet)).isGreaterThan(snap);
+  }
+
+  @Test
+  void anIdleSessionExpiresAndReleasesItsPin() {
+    write(0, 10);
+    ts.snapshotTablet(tablet);
+    BeginTabletCopySessionResponsePB s = begin(tablet);
+    assertThat(s.hasError()).as(s.getError().getMessage()).isFalse();
+    await().atMost(Duration.ofSeconds(20))
+        .until(() -> ts.metrics().value("tablet_copy_sessions_active") == 0);
+    assertThat(ts.tabletManager().get(tablet).stateMachine().openCopyImages()).isZero();
+    assertThat(fetch(s.getSessionId(), s.getItems(0).getItemId(), 0, 10).getError().getCode())
+        .isEqualTo(StatusCodePB.NOT_FOUND);
+  }
+}
