@@ -1,35 +1,22 @@
-package io.nyala.tserver.copy;
+package io.nyala.tserver;
 
+import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.consensus.RaftIds;
-import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.BeginTabletCopySessionRequestPB;
 import io.nyala.common.proto.tserver.BeginTabletCopySessionResponsePB;
-import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.EndTabletCopySessionRequestPB;
 import io.nyala.common.proto.tserver.FetchDataRequestPB;
 import io.nyala.common.proto.tserver.FetchDataResponsePB;
 import io.nyala.common.proto.tserver.TabletCopyServiceGrpc;
-import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
-import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
-import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.row.RowOpType;
-import io.nyala.common.row.RowOperations;
 import io.nyala.common.rpc.Channels;
-import io.nyala.common.schema.ColumnSchema;
-import io.nyala.common.schema.Schema;
-import io.nyala.common.schema.Type;
-import io.nyala.tserver.TabletServer;
-import io.nyala.tserver.TserverOptions;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -42,39 +29,20 @@ import org.junit.jupiter.api.io.TempDir;
 /** The source side of tablet copy on one real tablet server: sessions, chunks, pins, expiry. */
 @Timeout(60)
 class TabletCopyServiceTest {
-  private static final Schema SCHEMA = new Schema(List.of(
-      ColumnSchema.builder("id", Type.INT32).key(true).build(),
-      ColumnSchema.builder("v", Type.STRING).build()));
-
   @TempDir Path dir;
+  private final TserverFixture fx = new TserverFixture();
   private final Channels channels = new Channels();
   private final String tablet = RaftIds.newId();
   private TabletServer ts;
   private TabletCopyServiceGrpc.TabletCopyServiceBlockingStub copy;
 
   @BeforeEach
-  void setUp() throws IOException {
-    TserverOptions o = new TserverOptions();
-    o.fsWalDir = dir.toString();
-    o.rpcBindAddresses = "127.0.0.1:0";
-    try (ServerSocket s = new ServerSocket(0)) {
-      o.raftBindAddress = "127.0.0.1:" + s.getLocalPort();
-    }
-    o.webserverPort = 0;
-    o.raftElectionTimeoutMinMs = 500;
-    o.raftElectionTimeoutMaxMs = 1000;
+  void setUp() {
+    TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());
     o.tabletCopySessionTtlMs = 500;
-    ts = new TabletServer(o);
-    ts.start();
-    RaftPeerPB self = RaftPeerPB.newBuilder().setUuid(ts.uuid())
-        .setRaftAddress(ts.raftAddress().toPb()).setRpcAddress(ts.rpcAddress().toPb()).build();
-    var created = TabletServerAdminServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()))
-        .createTablet(CreateTabletRequestPB.newBuilder().setTableId(RaftIds.newId())
-            .setTableName("t").setTabletId(tablet).setSchema(SCHEMA.toPb()).addPeers(self)
-            .build());
-    assertThat(created.hasError()).isFalse();
-    await().atMost(Duration.ofSeconds(20)).until(() ->
-        ts.raftServer().getDivision(RaftIds.groupId(tablet)).getInfo().isLeaderReady());
+    ts = TserverFixture.start(o);
+    fx.createTablet(tablet, List.of(ts));
+    TserverFixture.awaitLeader(tablet, List.of(ts));
     copy = TabletCopyServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()));
   }
 
@@ -82,18 +50,11 @@ class TabletCopyServiceTest {
   void tearDown() {
     ts.close();
     channels.close();
+    fx.close();
   }
 
   private void write(int from, int to) {
-    List<RowOperations.Op> ops = new ArrayList<>();
-    for (int i = from; i < to; i++) {
-      ops.add(new RowOperations.Op(RowOpType.INSERT,
-          SCHEMA.newPartialRow().addInt("id", i).addString("v", "value-" + i)));
-    }
-    var resp = TabletServerServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()))
-        .write(WriteRequestPB.newBuilder().setTabletId(tablet).setSchema(SCHEMA.toPb())
-            .setRowOperations(RowOperations.encode(SCHEMA, ops)).build());
-    assertThat(resp.hasError()).isFalse();
+    assertThat(fx.write(ts, inserts(tablet, from, to, RowOpType.INSERT)).hasError()).isFalse();
   }
 
   private BeginTabletCopySessionResponsePB begin(String tabletId) {
