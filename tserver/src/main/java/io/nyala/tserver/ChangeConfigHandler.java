@@ -64,6 +64,9 @@ final class ChangeConfigHandler {
     RaftPeer removed = req.getType() == ChangeConfigTypePB.ADD_PEER
         ? null : find(current, req.getRemoveUuid());
     long timeout = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : DEFAULT_TIMEOUT_MS;
+    if (req.getType() != ChangeConfigTypePB.REMOVE_PEER) {
+      snapshotForNewPeer(server, replica, timeout);
+    }
     LOG.info("tablet {}: changing configuration {} -> {} ({})", req.getTabletId(),
         uuids(current), uuids(next), req.getType());
     return RaftCalls.setConfiguration(server, replica.groupId(), current, next)
@@ -85,6 +88,21 @@ final class ChangeConfigHandler {
           }
           return b.build();
         });
+  }
+
+  /**
+   * A fresh image for the joining peer to copy (DESIGN §4: new replicas are built by tablet
+   * copy): replaying the log from its start would read writes made before an alter against
+   * the schema the new replica was created with. Best effort: without an image the peer
+   * replays the log.
+   */
+  private static void snapshotForNewPeer(RaftServer server, TabletReplica replica, long timeout) {
+    try {
+      RaftCalls.snapshotNow(server, replica.groupId(), timeout);
+    } catch (RuntimeException e) {
+      LOG.warn("tablet {}: no snapshot for the new peer to copy: {}", replica.tabletId(),
+          e.getMessage());
+    }
   }
 
   private static Throwable rootCause(Throwable t) {

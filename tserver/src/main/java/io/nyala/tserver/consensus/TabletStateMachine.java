@@ -2,6 +2,7 @@ package io.nyala.tserver.consensus;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
 import io.nyala.common.proto.metadata.AlterSchemaOpPB;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -362,14 +364,19 @@ public final class TabletStateMachine extends BaseStateMachine {
   /**
    * Ratis: the leader's log starts after what this replica has, so it must be rebuilt from the
    * leader's image. Completes with the image's (term, index); Ratis then calls
-   * {@link #reinitialize()}, which loads the installed snapshot.
+   * {@link #reinitialize()}, which loads the installed snapshot. Completes with null when the
+   * leader has no image but still its whole log (then the log catches this replica up).
    */
   @Override
   public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto roleInfo,
       TermIndex firstTermIndexInLog) {
+    boolean wholeLog = firstTermIndexInLog.getIndex() <= 0;
     TabletCopier c = copier;
     HostPort leader = leaderRpcAddress(roleInfo);
     if (c == null || leader == null) {
+      if (wholeLog) {
+        return CompletableFuture.completedFuture(null);
+      }
       return CompletableFuture.failedFuture(NyalaException.unavailable("tablet %s: cannot copy "
           + "from the leader (%s)", tabletId, c == null ? "no copier" : "leader address unknown"));
     }
@@ -387,7 +394,24 @@ public final class TabletStateMachine extends BaseStateMachine {
             MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
           }
         });
-    return c.copy(tabletId, leader, installer);
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, installer);
+    if (!wholeLog) {
+      return copied;
+    }
+    // Ratis offers every joining peer an install once, even when the leader still has its whole
+    // log. An image is still preferred: replaying from the start would read writes made before
+    // an alter against the schema this replica was created with. Without one (ILLEGAL_STATE:
+    // no snapshot yet), null tells Ratis to send the whole log instead.
+    return copied.exceptionally(t -> {
+      NyalaException e = NyalaException.from(t instanceof CompletionException ce
+          && ce.getCause() != null ? ce.getCause() : t);
+      if (e.code() != StatusCode.ILLEGAL_STATE) {
+        throw e;
+      }
+      LOG.info("tablet {}: no image on the leader ({}); catching up from its whole log",
+          tabletId, e.detail());
+      return null;
+    });
   }
 
   /** The leader's RPC address: Ratis fills the leader's peer (with clientAddress) from its conf. */
