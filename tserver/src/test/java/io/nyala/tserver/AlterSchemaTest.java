@@ -7,7 +7,11 @@ import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
 import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigTypePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOpType;
@@ -111,6 +115,33 @@ class AlterSchemaTest {
     AlterSchemaResponsePB notLeader = fx.admin(follower.rpcAddress()).alterSchema(request(V1));
     assertThat(notLeader.getError().getCode()).isEqualTo(StatusCodePB.NOT_LEADER);
     assertThat(leader.tabletManager().get(tablet).schema().version()).isZero();
+  }
+
+  @Test
+  void aReplicaJoiningAfterAnAlterGetsTheAlteredRows() {
+    startCluster();
+    TabletServer leader = TserverFixture.awaitLeader(tablet, servers);
+    assertOk(fx.write(leader, write(V0, 0, 10, r -> {})));
+    alter(leader, V1);
+    assertOk(fx.write(leader, write(V1, 10, 12, r -> r.addString("tmp", "x").addLong("n", 9L))));
+    alter(leader, V2);
+    TserverOptions o = TserverFixture.options(dir.resolve("ts3"), TserverFixture.freePort());
+    TabletServer joiner = TserverFixture.start(o);
+    servers.add(joiner);
+    // As the master would: the joining replica is created with the table's current schema.
+    CreateTabletRequestPB.Builder join = CreateTabletRequestPB.newBuilder()
+        .setTableId(RaftIds.newId()).setTableName("renamed").setTabletId(tablet)
+        .setSchema(V2.toPb()).setJoining(true);
+    assertThat(fx.admin(joiner.rpcAddress()).createTablet(join.build()).hasError()).isFalse();
+    ChangeConfigResponsePB added = fx.admin(leader.rpcAddress()).changeConfig(
+        ChangeConfigRequestPB.newBuilder().setTabletId(tablet).setType(ChangeConfigTypePB.ADD_PEER)
+            .setNewPeer(TserverFixture.peer(joiner)).setTimeoutMs(30_000).build());
+    assertThat(added.hasError()).as(added.getError().getMessage()).isFalse();
+    assertThat(fx.admin(leader.rpcAddress()).transferLeadership(TransferLeadershipRequestPB
+        .newBuilder().setTabletId(tablet).setNewLeaderUuid(joiner.uuid()).setTimeoutMs(20_000)
+        .build()).hasError()).isFalse();
+    assertThat(TserverFixture.awaitLeader(tablet, List.of(joiner))).isSameAs(joiner);
+    assertRows(joiner);
   }
 
   private void startCluster() {
