@@ -103,7 +103,8 @@ public class TabletServer extends ServerBase {
         topts.scannerDefaultBatchRows, metrics);
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, channels),
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, copySessions,
+            channels),
         new TabletCopyService(copySessions)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));

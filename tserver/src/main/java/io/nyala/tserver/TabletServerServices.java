@@ -26,6 +26,7 @@ import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
+import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -100,14 +101,16 @@ final class TabletServerServices {
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
     private final ScannerManager scanners;
+    private final CopySessions copySessions;
     private final AlterSchemaHandler alters;
     private final ChangeConfigHandler configs;
 
     Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
-        Channels channels) {
+        CopySessions copySessions, Channels channels) {
       this.tablets = tablets;
       this.raft = raft;
       this.scanners = scanners;
+      this.copySessions = copySessions;
       this.alters = new AlterSchemaHandler(tablets, raft);
       this.configs = new ChangeConfigHandler(tablets, raft, channels);
     }
@@ -158,6 +161,7 @@ final class TabletServerServices {
         StreamObserver<DeleteTabletResponsePB> out) {
       Rpcs.respond(out, () -> {
         scanners.closeForTablet(req.getTabletId());
+        copySessions.closeForTablet(req.getTabletId());
         tablets.deleteTablet(req.getTabletId(), req.getReason());
         return DeleteTabletResponsePB.getDefaultInstance();
       }, e -> DeleteTabletResponsePB.newBuilder().setError(e).build());

@@ -8,6 +8,7 @@ import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.BeginTabletCopySessionRequestPB;
 import io.nyala.common.proto.tserver.BeginTabletCopySessionResponsePB;
+import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.EndTabletCopySessionRequestPB;
 import io.nyala.common.proto.tserver.FetchDataRequestPB;
 import io.nyala.common.proto.tserver.FetchDataResponsePB;
@@ -39,7 +40,7 @@ class TabletCopyServiceTest {
   @BeforeEach
   void setUp() {
     TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());
-    o.tabletCopySessionTtlMs = 500;
+    o.tabletCopySessionTtlMs = 5000;
     ts = TserverFixture.start(o);
     fx.createTablet(tablet, List.of(ts));
     TserverFixture.awaitLeader(tablet, List.of(ts));
@@ -121,6 +122,20 @@ class TabletCopyServiceTest {
     await().atMost(Duration.ofSeconds(20))
         .until(() -> ts.metrics().value("tablet_copy_sessions_active") == 0);
     assertThat(ts.tabletManager().get(tablet).stateMachine().openCopyImages()).isZero();
+    assertThat(fetch(s.getSessionId(), s.getItems(0).getItemId(), 0, 10).getError().getCode())
+        .isEqualTo(StatusCodePB.NOT_FOUND);
+  }
+
+  @Test
+  void deletingTheTabletEndsItsSessions() {
+    write(0, 10);
+    ts.snapshotTablet(tablet);
+    BeginTabletCopySessionResponsePB s = begin(tablet);
+    assertThat(s.hasError()).as(s.getError().getMessage()).isFalse();
+    assertThat(ts.metrics().value("tablet_copy_sessions_active")).isEqualTo(1);
+    assertThat(fx.admin(ts.rpcAddress()).deleteTablet(DeleteTabletRequestPB.newBuilder()
+        .setTabletId(tablet).build()).hasError()).isFalse();
+    assertThat(ts.metrics().value("tablet_copy_sessions_active")).isZero();
     assertThat(fetch(s.getSessionId(), s.getItems(0).getItemId(), 0, 10).getError().getCode())
         .isEqualTo(StatusCodePB.NOT_FOUND);
   }

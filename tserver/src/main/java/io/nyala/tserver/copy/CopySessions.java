@@ -101,6 +101,17 @@ public final class CopySessions implements AutoCloseable {
     }
   }
 
+  /** Ends the sessions of a tablet being deleted, so its image's data may go. */
+  public void closeForTablet(String tabletId) {
+    for (Session s : sessions.values()) {
+      if (s.tabletId.equals(tabletId) && sessions.remove(s.id, s)) {
+        s.image.close();
+        LOG.info("tablet {}: copy session {} for {} closed: tablet deleted", tabletId, s.id,
+            s.requestor);
+      }
+    }
+  }
+
   public int activeCount() {
     return sessions.size();
   }
