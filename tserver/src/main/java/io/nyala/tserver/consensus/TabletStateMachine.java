@@ -18,6 +18,7 @@ import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.SnapshotFileImage;
 import io.nyala.tserver.tablet.SnapshotFileInstaller;
 import io.nyala.tserver.tablet.TabletImage;
+import io.nyala.tserver.tablet.TabletImageInstaller;
 import io.nyala.tserver.tablet.TabletStore;
 import java.io.File;
 import java.io.IOException;
@@ -29,7 +30,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -88,11 +88,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile boolean initialized;
   /** Pulls the leader's image when the log cannot catch this replica up; set by the owner. */
   private volatile TabletCopier copier;
-  /**
-   * Copy images served from this replica and not yet closed: while any is open, snapshots keep
-   * their index so that Ratis does not purge the log after the images' index.
-   */
-  private final AtomicInteger openImages = new AtomicInteger();
+  /** Copy images served from here and still open: snapshots are held back to the lowest. */
+  private final ImagePins imagePins = new ImagePins();
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
@@ -155,8 +152,10 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   @Override
   public long takeSnapshot() throws IOException {
-    if (openImages.get() > 0) {
-      return heldBackSnapshotIndex();
+    long held = imagePins.lowest();
+    if (held >= 0) {
+      LOG.info("tablet {}: snapshot held back at {} while copy sessions are open", tabletId, held);
+      return held;
     }
     // Runs on the apply thread, so the store holds exactly the entries up to lastApplied.
     TermIndex last = getLastAppliedTermIndex();
@@ -328,37 +327,31 @@ public final class TabletStateMachine extends BaseStateMachine {
     this.copier = c;
   }
 
-  /** While copy images are open: the latest snapshot's index, so the log after it stays. */
-  private long heldBackSnapshotIndex() {
-    SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
-    LOG.info("tablet {}: snapshot held back at {} while {} copy session(s) are open", tabletId,
-        latest == null ? -1 : latest.getIndex(), openImages.get());
-    return latest == null ? -1 : latest.getIndex();
-  }
-
   /**
    * Opens the durable image a copy session sends: the latest snapshot (the state the leader's
    * log continues from). Until the image is closed, no new snapshot moves the log's purge point.
    * ILLEGAL_STATE if there is no snapshot yet (then the log itself catches replicas up).
    */
   public TabletImage openCopyImage() throws IOException {
-    openImages.incrementAndGet();
+    SingleFileSnapshotInfo snap = storage.getLatestSnapshot();
+    if (snap == null) {
+      throw NyalaException.illegalState("tablet %s has no snapshot to copy yet", tabletId);
+    }
+    long index = snap.getIndex();
+    // Pinned before the file is read: a snapshot taken meanwhile must not purge past it.
+    imagePins.pin(index);
     try {
-      SingleFileSnapshotInfo snap = storage.getLatestSnapshot();
-      if (snap == null) {
-        throw NyalaException.illegalState("tablet %s has no snapshot to copy yet", tabletId);
-      }
-      return SnapshotFileImage.open(env, snap.getFile().getPath(), snap.getIndex(),
-          snap.getTerm(), openImages::decrementAndGet);
+      return SnapshotFileImage.open(env, snap.getFile().getPath(), index, snap.getTerm(),
+          () -> imagePins.unpin(index));
     } catch (IOException | RuntimeException e) {
-      openImages.decrementAndGet();
+      imagePins.unpin(index);
       throw e;
     }
   }
 
   /** Copy images open on this replica (for tests and pages). */
   public int openCopyImages() {
-    return openImages.get();
+    return imagePins.count();
   }
 
   /**
@@ -382,19 +375,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
         firstTermIndexInLog, leader);
-    SnapshotFileInstaller installer = new SnapshotFileInstaller(env,
-        new SnapshotFileInstaller.Target() {
-          @Override
-          public Path snapshotFile(long term, long index) {
-            return storage.getSnapshotFile(term, index).toPath();
-          }
-
-          @Override
-          public void installed(Path file, long term, long index) throws IOException {
-            MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
-          }
-        });
-    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, installer);
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller());
     if (!wholeLog) {
       return copied;
     }
@@ -411,6 +392,25 @@ public final class TabletStateMachine extends BaseStateMachine {
       LOG.info("tablet {}: no image on the leader ({}); catching up from its whole log",
           tabletId, e.detail());
       return null;
+    });
+  }
+
+  /**
+   * Where a copied image goes: for the in-memory store, this replica's snapshot directory, which
+   * {@link #reinitialize()} loads. With {@link #openCopyImage()}, the one place that knows what
+   * the store's image is (the block-based engine returns its own image and installer here).
+   */
+  private TabletImageInstaller newImageInstaller() {
+    return new SnapshotFileInstaller(env, new SnapshotFileInstaller.Target() {
+      @Override
+      public Path snapshotFile(long term, long index) {
+        return storage.getSnapshotFile(term, index).toPath();
+      }
+
+      @Override
+      public void installed(Path file, long term, long index) throws IOException {
+        MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+      }
     });
   }
 

@@ -92,7 +92,10 @@ public final class TabletCopyClient implements TabletCopier {
     return TermIndex.valueOf(begin.getLastTerm(), begin.getLastIndex());
   }
 
-  /** Fetches one item from offset 0; a retry of this method could resume at any offset. */
+  /**
+   * Fetches one item from offset 0 in chunks. A failure fails the whole copy; Ratis notifies
+   * again and the copy restarts (the server side could resume at any offset).
+   */
   private void fetchItem(HostPort leaderRpc, String session, TabletCopyItemPB item,
       TabletImageInstaller into) throws IOException {
     long offset = 0;
