@@ -19,11 +19,16 @@ import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.KeyWrap;
 import io.nyala.common.security.WrappedKey;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,6 +64,9 @@ public final class TabletManager {
 
   private final Path metaDir;
   private final Path raftDir;
+  /** One superblock file per tablet, named by the tablet id. */
+  private final Path superblockDir;
+  private final BlockManager blocks;
   private final String serverUuid;
   private final TabletStateMachine.Listener listener;
   private final Env env;
@@ -78,8 +86,11 @@ public final class TabletManager {
    * kept wrapped by the server key).
    */
   public TabletManager(Path metaDir, Path raftDir, String serverUuid,
-      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey) {
+      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey,
+      BlockManager blocks, Path superblockDir) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockDir = superblockDir;
     this.keys = keys;
     this.serverKey = serverKey;
     this.metaDir = metaDir;
@@ -88,10 +99,14 @@ public final class TabletManager {
     this.listener = listener;
   }
 
-  /** Step 1 of a start, before Ratis exists: reads metadata and finishes interrupted deletes. */
+  /**
+   * Step 1 of a start, before Ratis exists: reads metadata, finishes interrupted deletes and
+   * deletes orphaned blocks.
+   */
   public void load() {
     try {
       Files.createDirectories(metaDir);
+      Files.createDirectories(superblockDir);
       List<Path> files;
       try (Stream<Path> s = Files.list(metaDir)) {
         files = s.filter(p -> !p.getFileName().toString().endsWith(".tmp")).sorted().toList();
@@ -100,6 +115,7 @@ public final class TabletManager {
         TabletMetadataPB meta = readMetadata(f);
         if (meta.getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
           LOG.info("finishing the deletion of tablet {}", meta.getTabletId());
+          BlockTabletStore.destroy(env, blocks, superblockFile(meta.getTabletId()));
           AtomicFiles.deleteTree(groupDir(RaftIds.groupId(meta.getTabletId())));
           Files.deleteIfExists(f);
           continue;
@@ -111,6 +127,51 @@ public final class TabletManager {
           + e.getMessage(), e);
     }
     LOG.info("loaded metadata of {} tablets", tablets.size());
+    deleteOrphanBlocks();
+  }
+
+  /**
+   * Deletes blocks no tablet's superblock references (left by a crash between a block commit and
+   * the superblock write, or by an interrupted delete). Runs only when every superblock could be
+   * read: a block of an unreadable one would look orphaned.
+   */
+  private void deleteOrphanBlocks() {
+    Set<BlockId> referenced = new HashSet<>();
+    for (String name : env.listDir(superblockDir)) {
+      Path f = superblockDir.resolve(name);
+      if (name.endsWith(".tmp")) {
+        deleteQuietly(f);
+        continue;
+      }
+      if (!tablets.containsKey(name)) {
+        LOG.warn("superblock {} has no tablet metadata; deleting it", f);
+        deleteQuietly(f);
+        continue;
+      }
+      try {
+        referenced.addAll(Superblock.read(env, f).allBlocks());
+      } catch (RuntimeException e) {
+        LOG.error("cannot read superblock {}; not deleting orphaned blocks: {}", f,
+            e.getMessage());
+        return;
+      }
+    }
+    BlockManager.DeletionTransaction del = blocks.newDeletion();
+    int n = 0;
+    for (BlockId b : blocks.blockIds()) {
+      if (!referenced.contains(b)) {
+        del.add(b);
+        n++;
+      }
+    }
+    if (n > 0) {
+      del.commit();
+      LOG.info("deleted {} orphaned blocks", n);
+    }
+  }
+
+  Path superblockFile(String tabletId) {
+    return superblockDir.resolve(tabletId);
   }
 
   private TabletReplica newReplica(TabletMetadataPB meta, Path file) {
@@ -123,7 +184,8 @@ public final class TabletManager {
       tabletKey = KeyWrap.unwrap(serverKey, meta.getWrappedTabletKey().toByteArray(),
           "tablet key in " + file);
     }
-    return new TabletReplica(meta, listener, env, tabletKey);
+    return new TabletReplica(meta, listener, env, tabletKey, blocks,
+        superblockFile(meta.getTabletId()));
   }
 
   private TabletMetadataPB readMetadata(Path f) throws IOException {
@@ -270,6 +332,8 @@ public final class TabletManager {
         throw e;
       }
     }
+    // The group is gone, so its store is closed: its blocks can go in one transaction.
+    BlockTabletStore.destroy(env, blocks, superblockFile(tabletId));
     // Also covers a group Ratis never loaded.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));

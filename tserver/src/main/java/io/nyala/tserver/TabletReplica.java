@@ -13,7 +13,9 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.fs.BlockManager;
 import java.io.IOException;
+import java.nio.file.Path;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -32,14 +34,19 @@ public final class TabletReplica {
   private final Env env;
   /** The tablet's data key (unwrapped with the server key), or null if it is not encrypted. */
   private final KeyMaterial tabletKey;
+  private final BlockManager blocks;
+  /** The tablet's superblock (rowsets and durable index of its store). */
+  private final Path superblockFile;
   /** Set by Ratis (through the registry) when it opens the group. */
   private volatile TabletStateMachine stateMachine;
   /** Why the replica failed to open, or null. */
   private volatile NyalaException failure;
 
   TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
-      KeyMaterial tabletKey) {
+      KeyMaterial tabletKey, BlockManager blocks, Path superblockFile) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
     this.tabletKey = tabletKey;
     this.metadata = metadata;
     this.schema = Schema.fromPb(metadata.getSchema());
@@ -66,7 +73,7 @@ public final class TabletReplica {
   /** Called by the state machine registry: a fresh state machine per open of the group. */
   TabletStateMachine newStateMachine() {
     TabletStateMachine sm = new TabletStateMachine(tabletId(), schema, listener, env,
-        LogPayloads.sealed(tabletId(), tabletKey));
+        LogPayloads.sealed(tabletId(), tabletKey), blocks, superblockFile);
     stateMachine = sm;
     return sm;
   }
@@ -84,8 +91,12 @@ public final class TabletReplica {
     return sm;
   }
 
+  public Path superblockFile() {
+    return superblockFile;
+  }
+
   /** The live state machine or null (pages and reports must not throw). */
-  TabletStateMachine stateMachineOrNull() {
+  public TabletStateMachine stateMachineOrNull() {
     return stateMachine;
   }
 
@@ -148,7 +159,7 @@ public final class TabletReplica {
         .setRole(r.getRole())
         .setTerm(r.getTerm())
         .setLeaderUuid(r.getLeaderUuid());
-    if (sm != null) {
+    if (sm != null && sm.store() != null) {
       b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
     }
     return b.build();

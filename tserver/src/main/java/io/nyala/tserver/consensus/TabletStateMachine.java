@@ -10,18 +10,18 @@ import io.nyala.common.proto.metadata.WriteResultPB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
-import io.nyala.tserver.tablet.MemTabletStore;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.RowError;
-import io.nyala.tserver.tablet.TabletStore;
-import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -30,23 +30,23 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One tablet replica's Ratis state machine. Each log entry is a {@link TabletOpPB}; applying a
  * write tags its rows with the entry's index (the MVCC timestamp) and replies with a
- * {@link WriteResultPB}. Snapshots are whole-store files named by Ratis' term_index convention;
- * Ratis replays the log after the latest one.
+ * {@link WriteResultPB}. The store flushes in the background; a Ratis "snapshot" is just the
+ * store's last durable flush (term and index, no files), so taking one does no I/O and Ratis may
+ * purge the log up to it. After each flush the state machine asks Ratis to take one.
  */
 public final class TabletStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(TabletStateMachine.class);
@@ -61,28 +61,33 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final String tabletId;
   private final Schema schema;
   private final Listener listener;
-  /** The door for snapshot files (sensitive: they hold every row). */
+  /** The door for the superblock (sensitive). */
   private final Env env;
+  private final BlockManager blocks;
+  private final Path superblockFile;
+  private volatile RaftServer raftServer;
   /** Seals payloads on the leader, opens them on every replica. */
   private final LogPayloads payloads;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  /** Replaced wholesale when a snapshot is loaded (initialize, reinitialize). */
-  private volatile TabletStore store;
+  /** Opened in initialize, reopened by reinitialize (after a tablet copy). */
+  private volatile BlockTabletStore store;
   private volatile boolean initialized;
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
-      LogPayloads payloads) {
+      LogPayloads payloads, BlockManager blocks, Path superblockFile) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
     this.payloads = payloads;
     this.tabletId = tabletId;
     this.schema = schema;
     this.listener = listener;
-    this.store = new MemTabletStore(schema);
   }
 
-  public TabletStore store() {
+  /** The store; null until Ratis initialized the state machine. */
+  public BlockTabletStore store() {
     return store;
   }
 
@@ -94,27 +99,45 @@ public final class TabletStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId gid, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, gid, raftStorage);
+    this.raftServer = server;
     storage.init(raftStorage);
-    loadSnapshot(storage.getLatestSnapshot());
+    openStore();
     initialized = true;
   }
 
   @Override
   public void reinitialize() throws IOException {
-    loadSnapshot(storage.loadLatestSnapshot());
+    BlockTabletStore old = store;
+    if (old != null) {
+      old.close();
+    }
+    openStore();
   }
 
-  private void loadSnapshot(SingleFileSnapshotInfo snap) throws IOException {
-    if (snap == null) {
+  /** Opens the store at its superblock's state; Ratis replays the log after that index. */
+  private void openStore() {
+    BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile);
+    s.onFlushed(this::requestSnapshot);
+    store = s;
+    if (s.durableIndex() > 0) {
+      setLastAppliedTermIndex(TermIndex.valueOf(s.durableTerm(), s.durableIndex()));
+      signalApplied(s.durableIndex());
+    }
+    LOG.info("tablet {}: opened store at index {} ({} rows, {} on-disk layers)", tabletId,
+        s.durableIndex(), s.liveRowCount(), s.diskLayerCount());
+  }
+
+  /** After a flush: lets Ratis record the flushed index as its snapshot and purge the log. */
+  private void requestSnapshot() {
+    RaftServer server = raftServer;
+    if (server == null) {
       return;
     }
-    TabletStore s = new MemTabletStore(schema);
-    s.loadSnapshot(env, snap.getFile().getPath());
-    store = s;
-    setLastAppliedTermIndex(snap.getTermIndex());
-    signalApplied(snap.getIndex());
-    LOG.info("tablet {}: loaded snapshot at {} ({} rows)", tabletId, snap.getTermIndex(),
-        s.liveRowCount());
+    try {
+      RaftCalls.snapshotNow(server, getGroupId(), 10_000);
+    } catch (RuntimeException e) {
+      LOG.debug("tablet {}: snapshot after flush not taken: {}", tabletId, e.getMessage());
+    }
   }
 
   @Override
@@ -122,24 +145,37 @@ public final class TabletStateMachine extends BaseStateMachine {
     return storage;
   }
 
+  /** The last durable flush as Ratis' latest snapshot (no files: tablet copy moves blocks). */
   @Override
-  public SingleFileSnapshotInfo getLatestSnapshot() {
-    return storage.getLatestSnapshot();
+  public SnapshotInfo getLatestSnapshot() {
+    BlockTabletStore s = store;
+    if (s == null || s.durableIndex() <= 0) {
+      return null;
+    }
+    TermIndex ti = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
+    return new SnapshotInfo() {
+      @Override
+      public TermIndex getTermIndex() {
+        return ti;
+      }
+
+      @Override
+      public List<FileInfo> getFiles() {
+        return List.of();
+      }
+
+      @Override
+      public String toString() {
+        return "flushed state at " + ti;
+      }
+    };
   }
 
+  /** Runs on the apply thread: only reports the durable index, the flush did the I/O. */
   @Override
-  public long takeSnapshot() throws IOException {
-    // Runs on the apply thread, so the store holds exactly the entries up to lastApplied.
-    TermIndex last = getLastAppliedTermIndex();
-    if (last == null || last.getIndex() < 0) {
-      return -1;
-    }
-    File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    store.writeSnapshot(env, f.toPath());
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(f);
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(f.toPath(), md5), last));
-    LOG.info("tablet {}: wrote snapshot at {}", tabletId, last);
-    return last.getIndex();
+  public long takeSnapshot() {
+    BlockTabletStore s = store;
+    return s == null || s.durableIndex() <= 0 ? -1 : s.durableIndex();
   }
 
   /**
@@ -227,6 +263,10 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   @Override
   protected boolean updateLastAppliedTermIndex(long term, long index) {
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.markApplied(term, index);
+    }
     boolean updated = super.updateLastAppliedTermIndex(term, index);
     signalApplied(index);
     return updated;
@@ -236,6 +276,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   public void notifyTermIndexUpdated(long term, long index) {
     // Configuration and leader no-op entries advance the applied index without a transaction.
     super.notifyTermIndexUpdated(term, index);
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.markApplied(term, index);
+    }
     signalApplied(index);
   }
 
@@ -247,6 +291,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   @Override
   public void close() throws IOException {
     super.close();
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.close();
+    }
     List<CompletableFuture<Long>> pending = new ArrayList<>();
     synchronized (waiters) {
       waiters.values().forEach(pending::addAll);
