@@ -14,7 +14,9 @@ import io.nyala.tserver.tablet.cfile.ColumnReader;
 import io.nyala.tserver.tablet.cfile.KeyIndex;
 import io.nyala.tserver.tablet.cfile.PageDirectory;
 import io.nyala.tserver.tablet.rowset.RowVersions.Version;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -27,6 +29,7 @@ import java.util.function.Consumer;
  * deletes the blocks, so a compaction never pulls blocks from under a live reader.
  */
 public final class DiskLayer implements Layer {
+  private static final int PAGE_CACHE_ENTRIES = 64;
   private final List<BlockId> blocks;
   private final Schema schema;
   private final KeyIndex keys;
@@ -35,6 +38,13 @@ public final class DiskLayer implements Layer {
   private final ColumnReader[] columns;
   private final long sizeBytes;
   private final AtomicInteger refs = new AtomicInteger(1);
+  /** Recently decoded pages by (column, page); pages are immutable, so readers share them. */
+  private final Map<Long, Object[]> pageCache = new LinkedHashMap<>(64, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, Object[]> e) {
+      return size() > PAGE_CACHE_ENTRIES;
+    }
+  };
   private volatile Consumer<DiskLayer> onLastRelease = l -> {};
 
   private DiskLayer(List<BlockId> blocks, Schema schema, KeyIndex keys, BloomFilter bloom,
@@ -174,6 +184,21 @@ public final class DiskLayer implements Layer {
     this.onLastRelease = hook;
   }
 
+  private Object[] cachedPage(int col, int p) {
+    long k = ((long) col << 32) | p;
+    synchronized (pageCache) {
+      Object[] hit = pageCache.get(k);
+      if (hit != null) {
+        return hit;
+      }
+    }
+    Object[] page = columns[col].readPage(p);
+    synchronized (pageCache) {
+      pageCache.put(k, page);
+    }
+    return page;
+  }
+
   /** The decoded page each column is at, so a sequential walk reads each page once. */
   private final class Pages {
     private final Object[][] page = new Object[columns.length][];
@@ -187,7 +212,7 @@ public final class DiskLayer implements Layer {
       ColumnReader r = columns[col];
       int p = r.directory().pageOf(ordinal);
       if (pageNo[col] != p) {
-        page[col] = r.readPage(p);
+        page[col] = cachedPage(col, p);
         pageNo[col] = p;
       }
       return page[col][ordinal - r.directory().firstOrdinals()[p]];
