@@ -234,6 +234,10 @@ public class TabletServer extends ServerBase {
   protected void customizeRaft(RaftProperties p) {
     // Snapshots are the stores' flushes; each flush asks for one, so no auto trigger.
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+    // A tablet "snapshot" has no files (it is the flushed blocks): a replica behind the purged
+    // log must be rebuilt by tablet copy (notifyInstallSnapshotFromLeader), never by Ratis
+    // shipping an empty file list.
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
     // Raw --raft_property overrides still win over these role defaults.
     options.raftProperties.forEach(p::set);
   }

@@ -218,7 +218,9 @@ public final class BlockTabletStore implements TabletStore {
   Frozen freezeAll() throws InterruptedException {
     synchronized (lock) {
       while (markedIndex < lastApplied) {
-        lock.wait();
+        // The apply thread reports the entry right after applying it; closing stops waiting.
+        maintenance.checkOpen();
+        lock.wait(100);
       }
       List<RowSet> next = new ArrayList<>();
       for (RowSet rs : rowsets) {

@@ -282,7 +282,7 @@ final class StoreMaintenance {
     store.durable = sb;
   }
 
-  private void checkOpen() {
+  void checkOpen() {
     if (closed) {
       throw NyalaException.illegalState("tablet %s: store is closed", store.tabletId);
     }
