@@ -2,12 +2,13 @@ package io.nyala.tserver.tablet.cfile;
 
 import io.nyala.common.row.ByteReader;
 import io.nyala.common.row.ByteWriter;
+import io.nyala.common.row.ValueCodec;
 import io.nyala.common.schema.Type;
 
 /**
  * Plain encoding of one column page: {@code [u32 count][null bitmap, if nullable][values]} where
  * only non-null values are written, fixed-width types big-endian and strings/binaries
- * length-prefixed. Framed by {@link Checksums} on disk.
+ * length-prefixed ({@link ValueCodec}). Framed by {@link Checksums} on disk.
  */
 final class PageCodec {
   private PageCodec() {}
@@ -27,7 +28,7 @@ final class PageCodec {
     for (int i = 0; i < count; i++) {
       Object v = values[from + i];
       if (v != null) {
-        writeValue(w, type, v);
+        ValueCodec.write(w, type, v);
       }
     }
     return w.toByteArray();
@@ -42,37 +43,8 @@ final class PageCodec {
       if (bitmap != null && (bitmap[i >>> 3] & (1 << (i & 7))) != 0) {
         continue;
       }
-      out[i] = readValue(r, type);
+      out[i] = ValueCodec.read(r, type);
     }
     return out;
-  }
-
-  private static void writeValue(ByteWriter w, Type t, Object v) {
-    switch (t) {
-      case INT8 -> w.writeByte((Byte) v);
-      case INT16 -> w.writeShort((Short) v);
-      case INT32 -> w.writeInt((Integer) v);
-      case INT64, UNIXTIME_MICROS -> w.writeLong((Long) v);
-      case BOOL -> w.writeByte(((Boolean) v) ? 1 : 0);
-      case FLOAT -> w.writeInt(Float.floatToRawIntBits((Float) v));
-      case DOUBLE -> w.writeLong(Double.doubleToRawLongBits((Double) v));
-      case STRING -> w.writeString((String) v);
-      case BINARY -> w.writeLengthPrefixed((byte[]) v);
-      default -> throw new AssertionError(t);
-    }
-  }
-
-  private static Object readValue(ByteReader r, Type t) {
-    return switch (t) {
-      case INT8 -> (byte) r.readByte();
-      case INT16 -> r.readShort();
-      case INT32 -> r.readInt();
-      case INT64, UNIXTIME_MICROS -> r.readLong();
-      case BOOL -> r.readByte() != 0;
-      case FLOAT -> Float.intBitsToFloat(r.readInt());
-      case DOUBLE -> Double.longBitsToDouble(r.readLong());
-      case STRING -> r.readString();
-      case BINARY -> r.readLengthPrefixed();
-    };
   }
 }
