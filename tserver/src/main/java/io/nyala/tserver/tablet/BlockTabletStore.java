@@ -455,6 +455,23 @@ public final class BlockTabletStore implements TabletStore {
     return n;
   }
 
+  /**
+   * The durable state for a tablet copy: the superblock and its layers, whose blocks stay on
+   * disk (even if a compaction replaces them) until the snapshot is closed.
+   */
+  public record DurableSnapshot(Superblock superblock, List<DiskLayer> layers)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      layers.forEach(DiskLayer::release);
+    }
+  }
+
+  /** Pins the current durable state (see {@link DurableSnapshot}). */
+  public DurableSnapshot pinDurable() {
+    return maintenance.pinDurable();
+  }
+
   @Override
   public void onFlushed(Runnable r) {
     this.flushListener = r;

@@ -282,6 +282,25 @@ final class StoreMaintenance {
     store.durable = sb;
   }
 
+  /** Captures the superblock and the layers it lists; no flush or compaction runs meanwhile. */
+  BlockTabletStore.DurableSnapshot pinDurable() {
+    running.lock();
+    try {
+      checkOpen();
+      List<DiskLayer> held = new ArrayList<>();
+      for (RowSet rs : store.rowsets()) {
+        for (DiskLayer d : rs.diskLayers()) {
+          if (d.retain()) {
+            held.add(d);
+          }
+        }
+      }
+      return new BlockTabletStore.DurableSnapshot(store.durable, held);
+    } finally {
+      running.unlock();
+    }
+  }
+
   void checkOpen() {
     if (closed) {
       throw NyalaException.illegalState("tablet %s: store is closed", store.tabletId);

@@ -38,6 +38,19 @@ public record Superblock(Schema schema, long durableIndex, long durableTerm, lon
     return out;
   }
 
+  /** The same superblock with block ids replaced (a tablet copy writes blocks under new ids). */
+  public Superblock withBlocks(java.util.function.UnaryOperator<BlockId> newId) {
+    List<RowSetEntry> out = new ArrayList<>();
+    for (RowSetEntry r : rowsets) {
+      List<List<BlockId>> layers = new ArrayList<>();
+      for (List<BlockId> l : r.layers()) {
+        layers.add(l.stream().map(newId).toList());
+      }
+      out.add(new RowSetEntry(r.id(), layers));
+    }
+    return new Superblock(schema, durableIndex, durableTerm, historyHorizon, liveRows, out);
+  }
+
   public void write(Env env, Path file) {
     ByteWriter w = new ByteWriter(512);
     w.writeInt(MAGIC);

@@ -88,6 +88,24 @@ class RowSetLifecycleTest {
   }
 
   @Test
+  void aPinnedDurableStateKeepsItsBlocksThroughACompactionUntilClosed() {
+    try (StoreFixture fx = StoreFixture.plain(dir, SCHEMA)) {
+      fx.apply(SCHEMA, rows(RowOpType.INSERT, 0, 50, "a"));
+      fx.store.flush();
+      fx.apply(SCHEMA, rows(RowOpType.UPDATE, 0, 50, "b"));
+      fx.store.flush();
+      List<BlockId> pinned;
+      try (BlockTabletStore.DurableSnapshot snap = fx.store.pinDurable()) {
+        pinned = snap.superblock().allBlocks();
+        assertThat(snap.superblock().durableIndex()).isEqualTo(fx.index);
+        fx.store.compact();
+        assertThat(fx.blocks.blockIds()).containsAll(pinned);
+      }
+      assertThat(fx.blocks.blockIds()).doesNotContainAnyElementsOf(pinned);
+    }
+  }
+
+  @Test
   void destroyingATabletReturnsTheBlockCountToItsEarlierValue() {
     try (StoreFixture fx = StoreFixture.plain(dir, SCHEMA)) {
       int before = fx.blocks.blockIds().size();
