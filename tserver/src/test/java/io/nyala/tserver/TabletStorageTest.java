@@ -2,8 +2,11 @@ package io.nyala.tserver;
 
 import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.fs.BlockId;
@@ -128,6 +131,36 @@ class TabletStorageTest {
     List<Object[]> rows = fx.scanAll(ts, tablet, 1000);
     assertThat(rows).hasSize(340);
     assertThat(rows.get(0)[0]).isEqualTo(10);
+  }
+
+  @Test
+  void aCorruptColumnPageFailsTheScanWithCorruptionAndTheServerKeepsServing() throws Exception {
+    TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());
+    o.blockManager = "file";
+    start(o);
+    fx.createTablet(tablet, List.of(ts));
+    TserverFixture.awaitLeader(tablet, List.of(ts));
+    fx.write(ts, inserts(tablet, 0, 100, RowOpType.INSERT));
+    ts.snapshotTablet(tablet);
+    // Layer blocks: meta, key index, bloom, version index, deleted flag, id, v.
+    BlockId v = io.nyala.tserver.tablet.Superblock.read(ts.env(),
+        dir.resolve("tablet-data").resolve(tablet)).allBlocks().get(6);
+    Path file;
+    try (Stream<Path> s = Files.walk(dir.resolve("blocks"))) {
+      file = s.filter(p -> p.getFileName().toString().equalsIgnoreCase(v.toString())
+          || p.getFileName().toString().equalsIgnoreCase(Long.toHexString(v.value())))
+          .findFirst().orElseThrow();
+    }
+    byte[] b = Files.readAllBytes(file);
+    b[12] ^= 1;
+    Files.write(file, b);
+
+    assertThatThrownBy(() -> fx.scanAll(ts, tablet, 1000))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.CORRUPTION))
+        .hasMessageContaining("block " + v).hasMessageContaining("offset 0");
+    assertThat(fx.write(ts, inserts(tablet, 500, 510, RowOpType.INSERT)).hasError()).isFalse();
+    assertThat(ts.isClosed()).isFalse();
   }
 
   @Test
