@@ -446,6 +446,20 @@ public final class BlockTabletStore implements TabletStore {
     return n;
   }
 
+  /** The rowsets and their layers, e.g. {@code 3:[disk(50 keys), mem(50 keys)]} (for debugging). */
+  public String describe() {
+    StringBuilder sb = new StringBuilder();
+    for (RowSet rs : rowsets) {
+      sb.append(rs.id()).append(":[");
+      for (Layer l : rs.layers()) {
+        sb.append(l instanceof DiskLayer d ? "disk(" + d.keyCount() + " keys) "
+            : "mem(" + ((MemLayer) l).keyCount() + " keys) ");
+      }
+      sb.append("] ");
+    }
+    return sb.toString().trim();
+  }
+
   /** On-disk layers across all rowsets (for tests and the status page). */
   public int diskLayerCount() {
     int n = 0;
