@@ -92,13 +92,13 @@ final class ChangeConfigHandler {
 
   /**
    * A fresh image for the joining peer to copy (DESIGN §4: new replicas are built by tablet
-   * copy): replaying the log from its start would read writes made before an alter against
-   * the schema the new replica was created with. Best effort: without an image the peer
-   * replays the log.
+   * copy): a flush, so the durable index the image is taken at is current; replaying the log
+   * from its start would read writes made before an alter against the schema the new replica
+   * was created with. Best effort: without an image the peer replays the log.
    */
   private static void snapshotForNewPeer(RaftServer server, TabletReplica replica, long timeout) {
     try {
-      RaftCalls.snapshotNow(server, replica.groupId(), timeout);
+      replica.flushAndSnapshot(server, timeout);
     } catch (RuntimeException e) {
       LOG.warn("tablet {}: no snapshot for the new peer to copy: {}", replica.tabletId(),
           e.getMessage());

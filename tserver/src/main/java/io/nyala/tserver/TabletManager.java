@@ -20,11 +20,16 @@ import io.nyala.common.security.KeyWrap;
 import io.nyala.common.security.WrappedKey;
 import io.nyala.tserver.consensus.TabletCopier;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +65,9 @@ public final class TabletManager {
 
   private final Path metaDir;
   private final Path raftDir;
+  /** One superblock file per tablet, named by the tablet id. */
+  private final Path superblockDir;
+  private final BlockManager blocks;
   private final String serverUuid;
   private final TabletStateMachine.Listener listener;
   private final Env env;
@@ -81,8 +89,11 @@ public final class TabletManager {
    * kept wrapped by the server key).
    */
   public TabletManager(Path metaDir, Path raftDir, String serverUuid,
-      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey) {
+      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey,
+      BlockManager blocks, Path superblockDir) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockDir = superblockDir;
     this.keys = keys;
     this.serverKey = serverKey;
     this.metaDir = metaDir;
@@ -91,10 +102,14 @@ public final class TabletManager {
     this.listener = listener;
   }
 
-  /** Step 1 of a start, before Ratis exists: reads metadata and finishes interrupted deletes. */
+  /**
+   * Step 1 of a start, before Ratis exists: reads metadata, finishes interrupted deletes and
+   * deletes orphaned blocks.
+   */
   public void load() {
     try {
       Files.createDirectories(metaDir);
+      Files.createDirectories(superblockDir);
       List<Path> files;
       try (Stream<Path> s = Files.list(metaDir)) {
         files = s.filter(p -> !p.getFileName().toString().endsWith(".tmp")).sorted().toList();
@@ -103,6 +118,7 @@ public final class TabletManager {
         TabletMetadataPB meta = readMetadata(f);
         if (meta.getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
           LOG.info("finishing the deletion of tablet {}", meta.getTabletId());
+          BlockTabletStore.destroy(env, blocks, superblockFile(meta.getTabletId()));
           AtomicFiles.deleteTree(groupDir(RaftIds.groupId(meta.getTabletId())));
           Files.deleteIfExists(f);
           continue;
@@ -114,6 +130,51 @@ public final class TabletManager {
           + e.getMessage(), e);
     }
     LOG.info("loaded metadata of {} tablets", tablets.size());
+    deleteOrphanBlocks();
+  }
+
+  /**
+   * Deletes blocks no tablet's superblock references (left by a crash between a block commit and
+   * the superblock write, or by an interrupted delete). Runs only when every superblock could be
+   * read: a block of an unreadable one would look orphaned.
+   */
+  private void deleteOrphanBlocks() {
+    Set<BlockId> referenced = new HashSet<>();
+    for (String name : env.listDir(superblockDir)) {
+      Path f = superblockDir.resolve(name);
+      if (name.endsWith(".tmp")) {
+        deleteQuietly(f);
+        continue;
+      }
+      if (!tablets.containsKey(name)) {
+        LOG.warn("superblock {} has no tablet metadata; deleting it", f);
+        deleteQuietly(f);
+        continue;
+      }
+      try {
+        referenced.addAll(Superblock.read(env, f).allBlocks());
+      } catch (RuntimeException e) {
+        LOG.error("cannot read superblock {}; not deleting orphaned blocks: {}", f,
+            e.getMessage());
+        return;
+      }
+    }
+    BlockManager.DeletionTransaction del = blocks.newDeletion();
+    int n = 0;
+    for (BlockId b : blocks.blockIds()) {
+      if (!referenced.contains(b)) {
+        del.add(b);
+        n++;
+      }
+    }
+    if (n > 0) {
+      del.commit();
+      LOG.info("deleted {} orphaned blocks", n);
+    }
+  }
+
+  Path superblockFile(String tabletId) {
+    return superblockDir.resolve(tabletId);
   }
 
   private TabletReplica newReplica(TabletMetadataPB meta, Path file) {
@@ -126,7 +187,8 @@ public final class TabletManager {
       tabletKey = KeyWrap.unwrap(serverKey, meta.getWrappedTabletKey().toByteArray(),
           "tablet key in " + file);
     }
-    return new TabletReplica(meta, listener, env, tabletKey);
+    return new TabletReplica(meta, listener, env, tabletKey, blocks,
+        superblockFile(meta.getTabletId()));
   }
 
   private TabletMetadataPB readMetadata(Path f) throws IOException {
@@ -334,18 +396,17 @@ public final class TabletManager {
     listener.leaderChanged(tabletId);
   }
 
-  /** The store's data outside the group directory; its group is gone, so nothing writes it. */
-  private static void destroyStore(TabletReplica r) {
+  /**
+   * The store's blocks and superblock; its group is gone, so nothing applies or flushes. The
+   * open store (if Ratis ever opened the group here) is told first, so that layers its readers
+   * release later do not delete blocks again; the static path also covers a never-opened store.
+   */
+  private void destroyStore(TabletReplica r) {
     TabletStateMachine sm = r.stateMachineOrNull();
-    if (sm == null) {
-      return; // never opened here: a store keeps nothing yet, or its startup GC finds it
-    }
-    try {
+    if (sm != null && sm.store() != null) {
       sm.store().destroy();
-    } catch (IOException e) {
-      throw NyalaException.ioError("tablet " + r.tabletId() + ": cannot delete its data: "
-          + e.getMessage(), e);
     }
+    BlockTabletStore.destroy(env, blocks, superblockFile(r.tabletId()));
   }
 
   private void addGroup(TabletReplica r) {

@@ -52,6 +52,8 @@ public final class RaftSettings {
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setTriggerWhenRemoveEnabled(p, false);
+    // A snapshot bounds the log even while a follower is down: it catches up by a copy instead.
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
 
     // Reads: linearizable, served under the leader lease (a deposed leader never answers).
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);

@@ -13,24 +13,25 @@ import io.nyala.common.proto.metadata.WriteResultPB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
-import io.nyala.tserver.tablet.MemTabletStore;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.tablet.BlockImage;
+import io.nyala.tserver.tablet.BlockImageInstaller;
+import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.RowError;
-import io.nyala.tserver.tablet.SnapshotFileImage;
-import io.nyala.tserver.tablet.SnapshotFileInstaller;
 import io.nyala.tserver.tablet.TabletImage;
 import io.nyala.tserver.tablet.TabletImageInstaller;
-import io.nyala.tserver.tablet.TabletStore;
-import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
@@ -40,24 +41,24 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
-import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One tablet replica's Ratis state machine. Each log entry is a {@link TabletOpPB}; applying a
  * write tags its rows with the entry's index (the MVCC timestamp) and replies with a
- * {@link WriteResultPB}. Snapshots are whole-store files named by Ratis' term_index convention;
- * Ratis replays the log after the latest one.
+ * {@link WriteResultPB}. The store flushes in the background; a Ratis "snapshot" is just the
+ * store's last durable flush (term and index, no files), so taking one does no I/O and Ratis may
+ * purge the log up to it. After each flush the state machine asks Ratis to take one.
  */
 public final class TabletStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(TabletStateMachine.class);
@@ -76,15 +77,19 @@ public final class TabletStateMachine extends BaseStateMachine {
   }
 
   private final String tabletId;
+  /** The schema the Raft log starts from: a store with no superblock yet begins with it. */
   private final Schema schema;
   private final Listener listener;
-  /** The door for snapshot files (sensitive: they hold every row). */
+  /** The door for the superblock (sensitive). */
   private final Env env;
+  private final BlockManager blocks;
+  private final Path superblockFile;
+  private volatile RaftServer raftServer;
   /** Seals payloads on the leader, opens them on every replica. */
   private final LogPayloads payloads;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  /** Replaced wholesale when a snapshot is loaded (initialize, reinitialize). */
-  private volatile TabletStore store;
+  /** Opened in initialize, reopened by reinitialize (after a tablet copy). */
+  private volatile BlockTabletStore store;
   private volatile boolean initialized;
   /** Pulls the leader's image when the log cannot catch this replica up; set by the owner. */
   private volatile TabletCopier copier;
@@ -94,16 +99,18 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
-      LogPayloads payloads) {
+      LogPayloads payloads, BlockManager blocks, Path superblockFile) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
     this.payloads = payloads;
     this.tabletId = tabletId;
     this.schema = schema;
     this.listener = listener;
-    this.store = new MemTabletStore(schema);
   }
 
-  public TabletStore store() {
+  /** The store; null until Ratis initialized the state machine. */
+  public BlockTabletStore store() {
     return store;
   }
 
@@ -115,29 +122,51 @@ public final class TabletStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId gid, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, gid, raftStorage);
+    this.raftServer = server;
     storage.init(raftStorage);
-    loadSnapshot(storage.getLatestSnapshot());
+    openStore();
     initialized = true;
     markRunning();
   }
 
+  /**
+   * After a tablet copy installed a superblock (Ratis paused this state machine first): opens
+   * the store from it; the old store lets go of its blocks once no reader holds them.
+   */
   @Override
   public void reinitialize() throws IOException {
-    loadSnapshot(storage.loadLatestSnapshot());
+    BlockTabletStore old = store;
+    openStore();
+    if (old != null) {
+      old.retire(new HashSet<>(store.durableBlocks()));
+    }
     markRunning();
   }
 
-  private void loadSnapshot(SingleFileSnapshotInfo snap) throws IOException {
-    if (snap == null) {
+  /** Opens the store at its superblock's state; Ratis replays the log after that index. */
+  private void openStore() {
+    BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile);
+    s.onFlushed(this::requestSnapshot);
+    store = s;
+    if (s.durableIndex() > 0) {
+      setLastAppliedTermIndex(TermIndex.valueOf(s.durableTerm(), s.durableIndex()));
+      signalApplied(s.durableIndex());
+    }
+    LOG.info("tablet {}: opened store at index {} ({} rows, {} on-disk layers)", tabletId,
+        s.durableIndex(), s.liveRowCount(), s.diskLayerCount());
+  }
+
+  /** After a flush: lets Ratis record the flushed index as its snapshot and purge the log. */
+  private void requestSnapshot() {
+    RaftServer server = raftServer;
+    if (server == null) {
       return;
     }
-    TabletStore s = new MemTabletStore(schema);
-    s.loadSnapshot(env, snap.getFile().getPath());
-    store = s;
-    setLastAppliedTermIndex(snap.getTermIndex());
-    signalApplied(snap.getIndex());
-    LOG.info("tablet {}: loaded snapshot at {} ({} rows)", tabletId, snap.getTermIndex(),
-        s.liveRowCount());
+    try {
+      RaftCalls.snapshotNow(server, getGroupId(), 10_000);
+    } catch (RuntimeException e) {
+      LOG.debug("tablet {}: snapshot after flush not taken: {}", tabletId, e.getMessage());
+    }
   }
 
   @Override
@@ -145,29 +174,47 @@ public final class TabletStateMachine extends BaseStateMachine {
     return storage;
   }
 
+  /** The last durable flush as Ratis' latest snapshot (no files: tablet copy moves blocks). */
   @Override
-  public SingleFileSnapshotInfo getLatestSnapshot() {
-    return storage.getLatestSnapshot();
+  public SnapshotInfo getLatestSnapshot() {
+    BlockTabletStore s = store;
+    if (s == null || s.durableIndex() <= 0) {
+      return null;
+    }
+    TermIndex ti = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
+    return new SnapshotInfo() {
+      @Override
+      public TermIndex getTermIndex() {
+        return ti;
+      }
+
+      @Override
+      public List<FileInfo> getFiles() {
+        return List.of();
+      }
+
+      @Override
+      public String toString() {
+        return "flushed state at " + ti;
+      }
+    };
   }
 
+  /**
+   * Runs on the apply thread: only reports the durable index, the flush did the I/O. While copy
+   * images are open it reports the lowest of their indexes instead, so that Ratis keeps the log
+   * after it for their destinations to replay.
+   */
   @Override
-  public long takeSnapshot() throws IOException {
+  public long takeSnapshot() {
+    BlockTabletStore s = store;
+    long durable = s == null || s.durableIndex() <= 0 ? -1 : s.durableIndex();
     long held = imagePins.lowest();
-    if (held >= 0) {
+    if (held >= 0 && held < durable) {
       LOG.info("tablet {}: snapshot held back at {} while copy sessions are open", tabletId, held);
       return held;
     }
-    // Runs on the apply thread, so the store holds exactly the entries up to lastApplied.
-    TermIndex last = getLastAppliedTermIndex();
-    if (last == null || last.getIndex() < 0) {
-      return -1;
-    }
-    File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    store.writeSnapshot(env, f.toPath());
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(f);
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(f.toPath(), md5), last));
-    LOG.info("tablet {}: wrote snapshot at {}", tabletId, last);
-    return last.getIndex();
+    return durable;
   }
 
   /**
@@ -229,7 +276,7 @@ public final class TabletStateMachine extends BaseStateMachine {
    */
   private WriteResultPB applyAlterSchema(AlterSchemaOpPB alter, long index) {
     Schema next = Schema.fromPb(alter.getSchema());
-    TabletStore s = store;
+    BlockTabletStore s = store;
     if (next.version() > s.schema().version()) {
       s.alterSchema(next, index);
       LOG.info("tablet {}: schema altered to version {} at index {}", tabletId, next.version(),
@@ -276,6 +323,10 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   @Override
   protected boolean updateLastAppliedTermIndex(long term, long index) {
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.markApplied(term, index);
+    }
     boolean updated = super.updateLastAppliedTermIndex(term, index);
     signalApplied(index);
     return updated;
@@ -285,6 +336,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   public void notifyTermIndexUpdated(long term, long index) {
     // Configuration and leader no-op entries advance the applied index without a transaction.
     super.notifyTermIndexUpdated(term, index);
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.markApplied(term, index);
+    }
     signalApplied(index);
   }
 
@@ -296,6 +351,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   @Override
   public void close() throws IOException {
     super.close();
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.close();
+    }
     List<CompletableFuture<Long>> pending = new ArrayList<>();
     synchronized (waiters) {
       waiters.values().forEach(pending::addAll);
@@ -328,24 +387,28 @@ public final class TabletStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Opens the durable image a copy session sends: the latest snapshot (the state the leader's
-   * log continues from). Until the image is closed, no new snapshot moves the log's purge point.
-   * ILLEGAL_STATE if there is no snapshot yet (then the log itself catches replicas up).
+   * Opens the durable image a copy session sends: the store's superblock and the blocks it
+   * lists, pinned until the image is closed (the state the leader's log continues from). Until
+   * then no snapshot moves the log's purge point past it. ILLEGAL_STATE if nothing was flushed
+   * yet (then the log itself catches replicas up).
    */
-  public TabletImage openCopyImage() throws IOException {
-    SingleFileSnapshotInfo snap = storage.getLatestSnapshot();
-    if (snap == null) {
-      throw NyalaException.illegalState("tablet %s has no snapshot to copy yet", tabletId);
+  public TabletImage openCopyImage() {
+    BlockTabletStore s = store;
+    if (s == null || s.durableIndex() <= 0) {
+      throw NyalaException.illegalState("tablet %s has no snapshot to copy yet (nothing flushed)",
+          tabletId);
     }
-    long index = snap.getIndex();
-    // Pinned before the file is read: a snapshot taken meanwhile must not purge past it.
-    imagePins.pin(index);
+    // Pinned before the state is captured: a flush meanwhile only moves the durable index up,
+    // and its snapshot must not purge past what the image holds.
+    long early = s.durableIndex();
+    imagePins.pin(early);
     try {
-      return SnapshotFileImage.open(env, snap.getFile().getPath(), index, snap.getTerm(),
-          () -> imagePins.unpin(index));
-    } catch (IOException | RuntimeException e) {
-      imagePins.unpin(index);
-      throw e;
+      BlockTabletStore.DurableSnapshot snap = s.pinDurable();
+      long index = snap.superblock().durableIndex();
+      imagePins.pin(index);
+      return BlockImage.open(snap, blocks, () -> imagePins.unpin(index));
+    } finally {
+      imagePins.unpin(early);
     }
   }
 
@@ -357,7 +420,7 @@ public final class TabletStateMachine extends BaseStateMachine {
   /**
    * Ratis: the leader's log starts after what this replica has, so it must be rebuilt from the
    * leader's image. Completes with the image's (term, index); Ratis then calls
-   * {@link #reinitialize()}, which loads the installed snapshot. Completes with null when the
+   * {@link #reinitialize()}, which loads the installed superblock. Completes with null when the
    * leader has no image but still its whole log (then the log catches this replica up).
    */
   @Override
@@ -396,20 +459,15 @@ public final class TabletStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Where a copied image goes: for the in-memory store, this replica's snapshot directory, which
-   * {@link #reinitialize()} loads. With {@link #openCopyImage()}, the one place that knows what
-   * the store's image is (the block-based engine returns its own image and installer here).
+   * Where a copied image goes: new blocks of this server's block manager and this replica's
+   * superblock, which {@link #reinitialize()} loads. Before the superblock is replaced the
+   * current store stops flushing (a flush would overwrite it).
    */
   private TabletImageInstaller newImageInstaller() {
-    return new SnapshotFileInstaller(env, new SnapshotFileInstaller.Target() {
-      @Override
-      public Path snapshotFile(long term, long index) {
-        return storage.getSnapshotFile(term, index).toPath();
-      }
-
-      @Override
-      public void installed(Path file, long term, long index) throws IOException {
-        MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+    return new BlockImageInstaller(env, blocks, superblockFile, () -> {
+      BlockTabletStore s = store;
+      if (s != null) {
+        s.close();
       }
     });
   }

@@ -7,10 +7,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How rows of one schema become rows of a newer one (ALTER_SCHEMA). Columns are matched by
- * their id, so a rename keeps its values; a column of the new schema with no match is added
- * (existing rows read its default, or null), and an old column with no match is dropped. When
- * either side has unassigned ids (0), columns are matched by name instead.
+ * Which schema changes (ALTER_SCHEMA) are allowed. Columns are matched by their id, so a rename
+ * keeps its values; a column of the new schema with no match is added (existing rows read its
+ * default, or null; the store's {@code rowset.Projection} reads them so), and an old column with
+ * no match is dropped. When either side has unassigned ids (0), columns are matched by name.
  *
  * <p>Pure and deterministic: the leader checks a change with it before replicating, and every
  * replica derives the same mapping when it applies the entry.
@@ -95,14 +95,5 @@ public final class SchemaChange {
 
   public Schema to() {
     return to;
-  }
-
-  /** A row of {@code from} as a row of {@code to}: a new array, the input is left alone. */
-  public Object[] convert(Object[] row) {
-    Object[] out = new Object[source.length];
-    for (int i = 0; i < source.length; i++) {
-      out[i] = source[i] >= 0 ? row[source[i]] : to.column(i).defaultValue();
-    }
-    return out;
   }
 }
