@@ -12,13 +12,17 @@ import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.EndTabletCopySessionRequestPB;
 import io.nyala.common.proto.tserver.FetchDataRequestPB;
 import io.nyala.common.proto.tserver.FetchDataResponsePB;
+import io.nyala.common.proto.tserver.TabletCopyItemPB;
 import io.nyala.common.proto.tserver.TabletCopyServiceGrpc;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.rpc.Channels;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.tablet.Superblock;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -80,9 +84,16 @@ class TabletCopyServiceTest {
     BeginTabletCopySessionResponsePB s = begin(tablet);
     assertThat(s.hasError()).as(s.getError().getMessage()).isFalse();
     assertThat(s.getLastIndex()).isEqualTo(snap);
-    assertThat(s.getItemsList()).hasSize(1);
-    String item = s.getItems(0).getItemId();
-    long length = s.getItems(0).getLength();
+    // The image: the superblock as manifest, the blocks it lists as items.
+    Superblock sb = Superblock.decode(s.getManifest().toByteArray(), "manifest");
+    assertThat(sb.durableIndex()).isEqualTo(snap);
+    assertThat(s.getItemsList()).extracting(TabletCopyItemPB::getItemId)
+        .containsExactlyElementsOf(sb.allBlocks().stream().map(BlockId::toString).toList());
+    TabletCopyItemPB largest = s.getItemsList().stream()
+        .max(Comparator.comparingLong(TabletCopyItemPB::getLength)).orElseThrow();
+    String item = largest.getItemId();
+    long length = largest.getLength();
+    assertThat(length).isGreaterThan(200);
 
     ByteArrayOutputStream whole = new ByteArrayOutputStream();
     for (long off = 0; off < length; ) {

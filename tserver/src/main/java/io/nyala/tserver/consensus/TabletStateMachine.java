@@ -15,11 +15,11 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.tserver.fs.BlockManager;
-import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.tablet.BlockImage;
 import io.nyala.tserver.tablet.BlockImageInstaller;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.RowError;
+import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.TabletImage;
 import io.nyala.tserver.tablet.TabletImageInstaller;
 import java.io.IOException;
@@ -95,6 +95,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile TabletCopier copier;
   /** Copy images served from here and still open: snapshots are held back to the lowest. */
   private final ImagePins imagePins = new ImagePins();
+  /** What {@link #getLatestSnapshot()} reports; written by open and the apply thread. */
+  private volatile TermIndex lastSnapshot;
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
@@ -138,7 +140,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     BlockTabletStore old = store;
     openStore();
     if (old != null) {
-      old.retire(new HashSet<>(store.durableBlocks()));
+      old.retire(new HashSet<>(store.durableState().allBlocks()));
     }
     markRunning();
   }
@@ -149,7 +151,8 @@ public final class TabletStateMachine extends BaseStateMachine {
     s.onFlushed(this::requestSnapshot);
     store = s;
     if (s.durableIndex() > 0) {
-      setLastAppliedTermIndex(TermIndex.valueOf(s.durableTerm(), s.durableIndex()));
+      lastSnapshot = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
+      setLastAppliedTermIndex(lastSnapshot);
       signalApplied(s.durableIndex());
     }
     LOG.info("tablet {}: opened store at index {} ({} rows, {} on-disk layers)", tabletId,
@@ -174,14 +177,17 @@ public final class TabletStateMachine extends BaseStateMachine {
     return storage;
   }
 
-  /** The last durable flush as Ratis' latest snapshot (no files: tablet copy moves blocks). */
+  /**
+   * The snapshot Ratis last took ({@link #takeSnapshot()}), or the flushed state the store was
+   * opened at; no files (tablet copy moves blocks). Not simply the durable index: Ratis skips a
+   * snapshot request (and so the log purge) when nothing was applied since this one.
+   */
   @Override
   public SnapshotInfo getLatestSnapshot() {
-    BlockTabletStore s = store;
-    if (s == null || s.durableIndex() <= 0) {
+    TermIndex ti = lastSnapshot;
+    if (ti == null) {
       return null;
     }
-    TermIndex ti = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
     return new SnapshotInfo() {
       @Override
       public TermIndex getTermIndex() {
@@ -207,14 +213,32 @@ public final class TabletStateMachine extends BaseStateMachine {
    */
   @Override
   public long takeSnapshot() {
+    TermIndex ti = snapshotTermIndex();
+    if (ti == null) {
+      return -1;
+    }
+    if (ti.getIndex() < store.durableIndex()) {
+      LOG.info("tablet {}: snapshot held back at {} while copy sessions are open", tabletId, ti);
+    }
+    TermIndex prev = lastSnapshot;
+    if (prev == null || ti.getIndex() > prev.getIndex()) {
+      lastSnapshot = ti;
+    }
+    return ti.getIndex();
+  }
+
+  /** The durable flush, or the lowest open copy image if that is older; null if none. */
+  private TermIndex snapshotTermIndex() {
     BlockTabletStore s = store;
-    long durable = s == null || s.durableIndex() <= 0 ? -1 : s.durableIndex();
-    long held = imagePins.lowest();
-    if (held >= 0 && held < durable) {
-      LOG.info("tablet {}: snapshot held back at {} while copy sessions are open", tabletId, held);
+    Superblock sb = s == null ? null : s.durableState();
+    if (sb == null || sb.durableIndex() <= 0) {
+      return null;
+    }
+    TermIndex held = imagePins.lowest();
+    if (held != null && held.getIndex() < sb.durableIndex()) {
       return held;
     }
-    return durable;
+    return TermIndex.valueOf(sb.durableTerm(), sb.durableIndex());
   }
 
   /**
@@ -400,12 +424,13 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     // Pinned before the state is captured: a flush meanwhile only moves the durable index up,
     // and its snapshot must not purge past what the image holds.
-    long early = s.durableIndex();
-    imagePins.pin(early);
+    Superblock before = s.durableState();
+    long early = before.durableIndex();
+    imagePins.pin(early, before.durableTerm());
     try {
       BlockTabletStore.DurableSnapshot snap = s.pinDurable();
       long index = snap.superblock().durableIndex();
-      imagePins.pin(index);
+      imagePins.pin(index, snap.superblock().durableTerm());
       return BlockImage.open(snap, blocks, () -> imagePins.unpin(index));
     } finally {
       imagePins.unpin(early);

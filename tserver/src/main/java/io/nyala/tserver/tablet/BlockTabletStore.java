@@ -5,6 +5,7 @@ import io.nyala.common.env.Env;
 import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
+import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.Layer;
@@ -16,6 +17,7 @@ import io.nyala.tserver.tablet.rowset.RowVersions.Version;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -269,9 +271,9 @@ public final class BlockTabletStore implements TabletStore {
     return durable.durableIndex();
   }
 
-  /** The blocks the superblock on disk lists. */
-  public List<io.nyala.tserver.fs.BlockId> durableBlocks() {
-    return durable.allBlocks();
+  /** What the superblock on disk says (durable index and term read together). No I/O. */
+  public Superblock durableState() {
+    return durable;
   }
 
   @Override
@@ -341,56 +343,10 @@ public final class BlockTabletStore implements TabletStore {
       }
     }
     try {
-      return scanView(spec, view, proj, resumeAfter, maxRows);
+      return StoreScan.page(spec, view, proj, resumeAfter, maxRows);
     } finally {
       held.forEach(DiskLayer::release);
     }
-  }
-
-  private ScanPage scanView(ScanSpec spec, List<RowSet> view, Projection proj,
-      byte[] resumeAfter, int maxRows) {
-    MergeCursor m;
-    if (resumeAfter != null) {
-      m = new MergeCursor(view, resumeAfter, false);
-    } else {
-      m = new MergeCursor(view, spec.startKey().length > 0 ? spec.startKey() : null, true);
-    }
-    List<Object[]> out = new ArrayList<>(Math.min(maxRows, 1024));
-    byte[] last = null;
-    while (m.next()) {
-      if (spec.stopKey().length > 0 && KeyEncoder.compare(m.key(), spec.stopKey()) >= 0) {
-        return new ScanPage(out, last, false);
-      }
-      if (out.size() == maxRows) {
-        return new ScanPage(out, last, true);
-      }
-      Version v = m.visibleAt(spec.snapshot(), proj);
-      if (v == null || v.isTombstone() || !matches(spec, proj.target(), v.row())) {
-        continue;
-      }
-      out.add(project(spec, v.row()));
-      last = m.key();
-    }
-    return new ScanPage(out, last, false);
-  }
-
-  private static boolean matches(ScanSpec spec, Schema schema, Object[] row) {
-    for (int i = 0; i < spec.predicateIndexes().length; i++) {
-      int c = spec.predicateIndexes()[i];
-      if (!spec.predicates().get(i).test(schema.column(c).type(), row[c])) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static Object[] project(ScanSpec spec, Object[] row) {
-    int[] idx = spec.projectedIndexes();
-    Object[] out = new Object[idx.length];
-    for (int i = 0; i < idx.length; i++) {
-      out[i] = row[idx[i]];
-    }
-    return out;
   }
 
   @Override
@@ -503,7 +459,7 @@ public final class BlockTabletStore implements TabletStore {
   }
 
   /** Closes this store after a tablet copy installed another superblock (see StoreMaintenance). */
-  public void retire(java.util.Set<io.nyala.tserver.fs.BlockId> keep) {
+  public void retire(Set<BlockId> keep) {
     maintenance.retire(keep);
   }
 
