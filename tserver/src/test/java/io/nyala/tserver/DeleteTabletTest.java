@@ -10,6 +10,7 @@ import io.nyala.common.proto.metadata.TabletDataStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,16 +49,19 @@ class DeleteTabletTest {
   }
 
   @Test
-  void deleteRemovesWalSnapshotsAndMetadataButKeepsOtherTablets() throws Exception {
+  void deleteRemovesWalBlocksAndMetadataButKeepsOtherTablets() throws Exception {
     opts = TserverFixture.options(dir, TserverFixture.freePort());
     ts = TserverFixture.start(opts);
-    String doomed = tabletWithRowsAndSnapshot();
     String kept = tabletWithRowsAndSnapshot();
+    int blocksBefore = ts.blockManager().blockIds().size();
+    String doomed = tabletWithRowsAndSnapshot();
+    assertThat(ts.blockManager().blockIds().size()).isGreaterThan(blocksBefore);
 
     var resp = fx.admin(ts.rpcAddress()).deleteTablet(
         DeleteTabletRequestPB.newBuilder().setTabletId(doomed).setReason("test").build());
     assertThat(resp.hasError()).as(resp.getError().getMessage()).isFalse();
     assertThat(filesOf(doomed)).isEmpty();
+    assertThat(ts.blockManager().blockIds()).hasSize(blocksBefore);
     assertThat(fx.scanAll(ts, kept, 100)).hasSize(60);
 
     var again = fx.admin(ts.rpcAddress()).deleteTablet(
@@ -73,7 +77,7 @@ class DeleteTabletTest {
     String kept = tabletWithRowsAndSnapshot();
     ts.close();
     // The state a crash right after the first step of a delete leaves: metadata marked
-    // DELETING, Raft group, log and snapshots still there.
+    // DELETING, Raft group, log, superblock and blocks still there.
     Path meta = dir.resolve("tablet-meta").resolve(doomed);
     TabletMetadataPB m = TabletMetadataPB.parseFrom(
         Env.plain().readFile(meta, OpenOptions.SENSITIVE));
@@ -83,6 +87,9 @@ class DeleteTabletTest {
 
     ts = TserverFixture.start(opts);
     assertThat(filesOf(doomed)).isEmpty();
+    // Only the kept tablet's blocks remain: the doomed one's went with its superblock.
+    assertThat(ts.blockManager().blockIds()).containsExactlyInAnyOrderElementsOf(Superblock.read(
+        ts.env(), dir.resolve("tablet-data").resolve(kept)).allBlocks());
     assertThat(ts.tabletManager().replicas()).extracting(TabletReplica::tabletId)
         .containsExactly(kept);
     TserverFixture.awaitLeader(kept, List.of(ts));

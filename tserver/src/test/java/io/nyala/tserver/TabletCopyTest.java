@@ -20,10 +20,15 @@ import io.nyala.common.row.RowOpType;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.WrappedKey;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.Superblock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -35,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A replica that joins after the leader purged its log is rebuilt by tablet copy: real Ratis,
- * real gRPC, the in-memory store's snapshot as the image.
+ * real gRPC, the block store's superblock and blocks as the image.
  */
 @Timeout(120)
 class TabletCopyTest {
@@ -88,20 +93,39 @@ class TabletCopyTest {
     replaceByCopy(true);
     TabletServer other = servers.get(0).isClosed() ? servers.get(1) : servers.get(0);
     TabletServer joiner = servers.get(3);
-    Path sm = dir.resolve("ts3").resolve("raft")
-        .resolve(RaftIds.groupId(tablet).getUuid().toString()).resolve("sm");
-    List<Path> snapshots;
-    try (Stream<Path> s = Files.list(sm)) {
-      snapshots = s.filter(p -> !p.toString().endsWith(".md5")).toList();
+    // The superblock: readable with the joiner's key only.
+    Path superblock = dir.resolve("ts3").resolve("tablet-data").resolve(tablet);
+    byte[] plain = joiner.env().readFile(superblock, OpenOptions.SENSITIVE);
+    assertThat(Files.readAllBytes(superblock)).isNotEqualTo(plain);
+    assertThatThrownBy(() -> other.env().readFile(superblock, OpenOptions.SENSITIVE))
+        .isInstanceOf(NyalaException.class);
+    // The blocks it lists were written here (new ids of this block manager), as ciphertext.
+    List<BlockId> blocks = Superblock.decode(plain, superblock.toString()).allBlocks();
+    assertThat(blocks).isNotEmpty();
+    assertThat(joiner.blockManager().blockIds()).containsAll(blocks);
+    BlockManager.ReadableBlock largest = blocks.stream().map(joiner.blockManager()::openBlock)
+        .max(Comparator.comparingLong(BlockManager.ReadableBlock::size)).orElseThrow();
+    byte[] content = largest.readAll();
+    byte[] window = Arrays.copyOfRange(content, content.length / 2 - 16, content.length / 2 + 16);
+    try (Stream<Path> files = Files.walk(dir.resolve("ts3"))) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        assertThat(indexOf(Files.readAllBytes(f), window)).as("plaintext of block %s in %s",
+            largest.id(), f).isNegative();
+      }
     }
-    assertThat(snapshots).isNotEmpty();
-    for (Path f : snapshots) {
-      byte[] plain = joiner.env().readFile(f, OpenOptions.SENSITIVE);
-      assertThat(plain).isNotEmpty();
-      assertThat(Files.readAllBytes(f)).isNotEqualTo(plain);
-      assertThatThrownBy(() -> other.env().readFile(f, OpenOptions.SENSITIVE))
-          .isInstanceOf(NyalaException.class);
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
     }
+    return -1;
   }
 
   private void replaceByCopy(boolean encrypt) throws Exception {
