@@ -11,6 +11,7 @@ import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
 import io.nyala.client.RowResult;
+import io.nyala.common.env.TestBytes;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.common.schema.ColumnSchema;
@@ -222,25 +223,12 @@ class EncryptionIT {
     List<Path> hits = new ArrayList<>();
     try (Stream<Path> s = Files.walk(root)) {
       for (Path p : s.filter(Files::isRegularFile).toList()) {
-        if (indexOf(Files.readAllBytes(p), marker) >= 0) {
+        if (TestBytes.indexOf(Files.readAllBytes(p), marker) >= 0) {
           hits.add(p);
         }
       }
     }
     return hits;
-  }
-
-  private static int indexOf(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 
   private static List<Path> instanceFiles(Path root) throws IOException {

@@ -9,6 +9,7 @@ import com.google.protobuf.ByteString;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.env.OpenOptions;
+import io.nyala.common.env.TestBytes;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
@@ -109,23 +110,10 @@ class TabletCopyTest {
     byte[] window = Arrays.copyOfRange(content, content.length / 2 - 16, content.length / 2 + 16);
     try (Stream<Path> files = Files.walk(dir.resolve("ts3"))) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
-        assertThat(indexOf(Files.readAllBytes(f), window)).as("plaintext of block %s in %s",
+        assertThat(TestBytes.indexOf(Files.readAllBytes(f), window)).as("plaintext of block %s in %s",
             largest.id(), f).isNegative();
       }
     }
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 
   private void replaceByCopy(boolean encrypt) throws Exception {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.env.Env;
+import io.nyala.common.env.TestBytes;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations.Op;
 import io.nyala.common.schema.ColumnSchema;
@@ -178,20 +179,8 @@ class RowSetLifecycleTest {
     }
     assertThat(files).isNotEmpty();
     for (Path f : files) {
-      assertThat(indexOf(Files.readAllBytes(f), needle)).as("marker in %s", f).isEqualTo(-1);
+      assertThat(TestBytes.indexOf(Files.readAllBytes(f), needle)).as("marker in %s", f).isEqualTo(-1);
     }
   }
 
-  static int indexOf(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
-  }
 }
