@@ -38,6 +38,12 @@ class BlockImageTest {
     return ops;
   }
 
+  /** Applies rows as one entry and flushes them. */
+  private static void flushed(StoreFixture fx, RowOpType type, int from, int to, String prefix) {
+    fx.apply(RowSetLifecycleTest.SCHEMA, rows(type, from, to, prefix));
+    fx.store.flush();
+  }
+
   private static StoreFixture encrypted(Path dir) {
     return new StoreFixture(dir, Env.encrypted(KeyMaterial.random(256), 256), false,
         RowSetLifecycleTest.SCHEMA);
@@ -68,10 +74,8 @@ class BlockImageTest {
   @Test
   void theDestinationOpensTheSourcesDurableStateInItsOwnNewBlocks() throws Exception {
     try (StoreFixture from = encrypted(src); StoreFixture to = encrypted(dst)) {
-      from.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.INSERT, 0, 300, "a"));
-      from.store.flush();
-      from.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.UPDATE, 0, 100, "b"));
-      from.store.flush();
+      flushed(from, RowOpType.INSERT, 0, 300, "a");
+      flushed(from, RowOpType.UPDATE, 0, 100, "b");
       from.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.INSERT, 300, 310, "unflushed"));
       long durable = from.store.durableIndex();
       Set<BlockId> before = new HashSet<>(to.blocks.blockIds());
@@ -95,10 +99,8 @@ class BlockImageTest {
   @Test
   void theImageKeepsItsBlocksThroughACompactionUntilItIsClosed() throws Exception {
     try (StoreFixture fx = encrypted(src)) {
-      fx.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.INSERT, 0, 100, "a"));
-      fx.store.flush();
-      fx.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.UPDATE, 0, 100, "b"));
-      fx.store.flush();
+      flushed(fx, RowOpType.INSERT, 0, 100, "a");
+      flushed(fx, RowOpType.UPDATE, 0, 100, "b");
       BlockImage image = open(fx);
       List<BlockId> pinned = Superblock.decode(image.manifest(), "manifest").allBlocks();
       fx.store.compact();
@@ -119,10 +121,8 @@ class BlockImageTest {
   @Test
   void anAbortedCopyDeletesTheBlocksItWroteAndLeavesTheStoreAlone() throws Exception {
     try (StoreFixture from = encrypted(src); StoreFixture to = encrypted(dst)) {
-      from.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.INSERT, 0, 100, "a"));
-      from.store.flush();
-      to.apply(RowSetLifecycleTest.SCHEMA, rows(RowOpType.INSERT, 0, 5, "local"));
-      to.store.flush();
+      flushed(from, RowOpType.INSERT, 0, 100, "a");
+      flushed(to, RowOpType.INSERT, 0, 5, "local");
       Set<BlockId> before = new HashSet<>(to.blocks.blockIds());
       try (BlockImage image = open(from)) {
         BlockImageInstaller installer = new BlockImageInstaller(to.env, to.blocks,
