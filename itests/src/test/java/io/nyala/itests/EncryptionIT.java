@@ -11,6 +11,7 @@ import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
 import io.nyala.client.RowResult;
+import io.nyala.common.env.TestBytes;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.common.schema.ColumnSchema;
@@ -128,7 +129,8 @@ class EncryptionIT {
       cluster.stop();
       List<Path> hits = filesContaining(root);
       assertThat(hits).as("the search finds the marker without encryption").isNotEmpty();
-      assertThat(hits).anyMatch(p -> p.getFileName().toString().startsWith("snapshot."));
+      // Flushed rows live in the tservers' block containers.
+      assertThat(hits).anyMatch(p -> p.getParent().getFileName().toString().equals("blocks"));
     }
   }
 
@@ -191,6 +193,8 @@ class EncryptionIT {
         tablets.add(r.tabletId());
         try {
           ts.snapshotTablet(r.tabletId());
+          // Compaction rewrites flushed rows into new blocks: those must be ciphertext too.
+          r.stateMachine().store().compact();
           snapshotted.add(r.tabletId());
         } catch (RuntimeException e) {
           // Ratis may only snapshot on the leader; the followers' logs are checked anyway.
@@ -219,25 +223,12 @@ class EncryptionIT {
     List<Path> hits = new ArrayList<>();
     try (Stream<Path> s = Files.walk(root)) {
       for (Path p : s.filter(Files::isRegularFile).toList()) {
-        if (indexOf(Files.readAllBytes(p), marker) >= 0) {
+        if (TestBytes.indexOf(Files.readAllBytes(p), marker) >= 0) {
           hits.add(p);
         }
       }
     }
     return hits;
-  }
-
-  private static int indexOf(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 
   private static List<Path> instanceFiles(Path root) throws IOException {

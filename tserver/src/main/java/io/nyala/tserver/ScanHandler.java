@@ -71,7 +71,8 @@ final class ScanHandler {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     TabletStateMachine sm = replica.stateMachine();
-    Schema schema = replica.schema();
+    // The store's schema, not the metadata's: it moves with alters as they are applied.
+    Schema schema = sm.store().schema();
     List<ColumnPredicate> preds = new ArrayList<>(n.getPredicatesCount());
     for (ColumnPredicatePB p : n.getPredicatesList()) {
       preds.add(ColumnPredicate.fromPb(schema, p));

@@ -18,12 +18,18 @@ import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.KeyWrap;
 import io.nyala.common.security.WrappedKey;
+import io.nyala.tserver.consensus.TabletCopier;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,6 +65,9 @@ public final class TabletManager {
 
   private final Path metaDir;
   private final Path raftDir;
+  /** One superblock file per tablet, named by the tablet id. */
+  private final Path superblockDir;
+  private final BlockManager blocks;
   private final String serverUuid;
   private final TabletStateMachine.Listener listener;
   private final Env env;
@@ -71,6 +80,8 @@ public final class TabletManager {
   private final AtomicLong callIds = new AtomicLong();
   private final ClientId adminClientId = ClientId.randomId();
   private volatile RaftServer raftServer;
+  /** Given to every state machine: how a replica pulls the leader's image. */
+  private volatile TabletCopier copier;
 
   /**
    * {@code env} is the server's door for sensitive files; {@code keys} and {@code serverKey} are
@@ -78,8 +89,11 @@ public final class TabletManager {
    * kept wrapped by the server key).
    */
   public TabletManager(Path metaDir, Path raftDir, String serverUuid,
-      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey) {
+      TabletStateMachine.Listener listener, Env env, KeyProvider keys, KeyMaterial serverKey,
+      BlockManager blocks, Path superblockDir) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockDir = superblockDir;
     this.keys = keys;
     this.serverKey = serverKey;
     this.metaDir = metaDir;
@@ -88,10 +102,14 @@ public final class TabletManager {
     this.listener = listener;
   }
 
-  /** Step 1 of a start, before Ratis exists: reads metadata and finishes interrupted deletes. */
+  /**
+   * Step 1 of a start, before Ratis exists: reads metadata, finishes interrupted deletes and
+   * deletes orphaned blocks.
+   */
   public void load() {
     try {
       Files.createDirectories(metaDir);
+      Files.createDirectories(superblockDir);
       List<Path> files;
       try (Stream<Path> s = Files.list(metaDir)) {
         files = s.filter(p -> !p.getFileName().toString().endsWith(".tmp")).sorted().toList();
@@ -100,6 +118,7 @@ public final class TabletManager {
         TabletMetadataPB meta = readMetadata(f);
         if (meta.getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
           LOG.info("finishing the deletion of tablet {}", meta.getTabletId());
+          BlockTabletStore.destroy(env, blocks, superblockFile(meta.getTabletId()));
           AtomicFiles.deleteTree(groupDir(RaftIds.groupId(meta.getTabletId())));
           Files.deleteIfExists(f);
           continue;
@@ -111,6 +130,51 @@ public final class TabletManager {
           + e.getMessage(), e);
     }
     LOG.info("loaded metadata of {} tablets", tablets.size());
+    deleteOrphanBlocks();
+  }
+
+  /**
+   * Deletes blocks no tablet's superblock references (left by a crash between a block commit and
+   * the superblock write, or by an interrupted delete). Runs only when every superblock could be
+   * read: a block of an unreadable one would look orphaned.
+   */
+  private void deleteOrphanBlocks() {
+    Set<BlockId> referenced = new HashSet<>();
+    for (String name : env.listDir(superblockDir)) {
+      Path f = superblockDir.resolve(name);
+      if (name.endsWith(".tmp")) {
+        deleteQuietly(f);
+        continue;
+      }
+      if (!tablets.containsKey(name)) {
+        LOG.warn("superblock {} has no tablet metadata; deleting it", f);
+        deleteQuietly(f);
+        continue;
+      }
+      try {
+        referenced.addAll(Superblock.read(env, f).allBlocks());
+      } catch (RuntimeException e) {
+        LOG.error("cannot read superblock {}; not deleting orphaned blocks: {}", f,
+            e.getMessage());
+        return;
+      }
+    }
+    BlockManager.DeletionTransaction del = blocks.newDeletion();
+    int n = 0;
+    for (BlockId b : blocks.blockIds()) {
+      if (!referenced.contains(b)) {
+        del.add(b);
+        n++;
+      }
+    }
+    if (n > 0) {
+      del.commit();
+      LOG.info("deleted {} orphaned blocks", n);
+    }
+  }
+
+  Path superblockFile(String tabletId) {
+    return superblockDir.resolve(tabletId);
   }
 
   private TabletReplica newReplica(TabletMetadataPB meta, Path file) {
@@ -123,7 +187,8 @@ public final class TabletManager {
       tabletKey = KeyWrap.unwrap(serverKey, meta.getWrappedTabletKey().toByteArray(),
           "tablet key in " + file);
     }
-    return new TabletReplica(meta, listener, env, tabletKey);
+    return new TabletReplica(meta, listener, env, tabletKey, blocks,
+        superblockFile(meta.getTabletId()));
   }
 
   private TabletMetadataPB readMetadata(Path f) throws IOException {
@@ -142,6 +207,11 @@ public final class TabletManager {
     return metaDir.resolve(tabletId);
   }
 
+  /** Sets how replicas pull images (tablet copy); call before Ratis opens any group. */
+  public void setCopier(TabletCopier c) {
+    this.copier = c;
+  }
+
   /** Maps a group Ratis opens to its tablet's state machine. */
   public StateMachine.Registry registry() {
     return gid -> {
@@ -151,7 +221,9 @@ public final class TabletManager {
         orphans.add(gid);
         return new BaseStateMachine();
       }
-      return r.newStateMachine();
+      TabletStateMachine sm = r.newStateMachine();
+      sm.setCopier(copier);
+      return sm;
     };
   }
 
@@ -197,7 +269,11 @@ public final class TabletManager {
     return tablets.size();
   }
 
-  /** Creates a replica: metadata, then the Raft group. Idempotent for an existing id. */
+  /**
+   * Creates a replica: metadata, then the Raft group. Idempotent for an existing id. A joining
+   * replica (re-replication) gets a group with an empty peer list, which the leader's
+   * ChangeConfig then adds; its request need not list this server.
+   */
   public synchronized void createTablet(CreateTabletRequestPB req) {
     String id = req.getTabletId();
     RaftIds.groupId(id); // validates the id
@@ -209,14 +285,17 @@ public final class TabletManager {
     for (RaftPeerPB p : req.getPeersList()) {
       uuids.add(p.getUuid());
     }
-    if (!uuids.contains(serverUuid)) {
+    if (!req.getJoining() && !uuids.contains(serverUuid)) {
       throw NyalaException.invalidArgument(
           "peers %s of tablet %s do not include this server %s", uuids, id, serverUuid);
     }
     TabletMetadataPB meta = TabletMetadataPB.newBuilder()
         .setTabletId(id).setTableId(req.getTableId()).setTableName(req.getTableName())
-        .setSchema(req.getSchema()).setPartitionSchema(req.getPartitionSchema())
-        .setPartition(req.getPartition()).addAllInitialPeers(req.getPeersList())
+        .setSchema(req.getSchema()).setInitialSchema(req.getSchema())
+        .setPartitionSchema(req.getPartitionSchema())
+        .setPartition(req.getPartition())
+        // A joining replica starts with no peers: the leader's ChangeConfig brings it in.
+        .addAllInitialPeers(req.getJoining() ? List.of() : req.getPeersList())
         .setDataState(TabletDataStatePB.TABLET_DATA_READY)
         .setCreatedTimeMillis(System.currentTimeMillis())
         .setWrappedTabletKey(rewrapTabletKey(req))
@@ -231,7 +310,8 @@ public final class TabletManager {
       deleteQuietly(metaFile(id));
       throw e;
     }
-    LOG.info("created tablet {} of table {} with peers {}", id, req.getTableName(), uuids);
+    LOG.info("created tablet {} of table {} with peers {}{}", id, req.getTableName(), uuids,
+        req.getJoining() ? " (joining: waits for the leader to add it)" : "");
     listener.leaderChanged(id);
   }
 
@@ -257,12 +337,49 @@ public final class TabletManager {
     return ByteString.copyFrom(KeyWrap.wrap(serverKey, tabletKey));
   }
 
-  /** Deletes a replica: mark DELETING, remove the group and its directory, drop the metadata. */
+  /**
+   * Persists a schema an applied ALTER_SCHEMA entry installed (and the new table name, unless
+   * empty), so that reports and a restart see it. Runs on the tablet's apply thread, hence it
+   * locks only the replica, never this manager (a delete holding it waits for that thread).
+   * A version not newer than the persisted one, or a replica being deleted, is left alone.
+   */
+  void schemaAltered(String tabletId, Schema schema, String newTableName) {
+    TabletReplica r = tablets.get(tabletId);
+    if (r == null) {
+      return;
+    }
+    synchronized (r) {
+      TabletMetadataPB m = r.metadata();
+      if (m.getDataState() != TabletDataStatePB.TABLET_DATA_READY
+          || schema.version() <= m.getSchema().getVersion()) {
+        return;
+      }
+      TabletMetadataPB.Builder b = m.toBuilder().setSchema(schema.toPb());
+      if (!m.hasInitialSchema()) {
+        b.setInitialSchema(m.getSchema());
+      }
+      if (!newTableName.isEmpty()) {
+        b.setTableName(newTableName);
+      }
+      TabletMetadataPB next = b.build();
+      env.replaceFile(metaFile(tabletId), next.toByteArray(), OpenOptions.SENSITIVE);
+      r.metadataPersisted(next);
+    }
+    LOG.info("tablet {}: persisted schema version {}", tabletId, schema.version());
+  }
+
+  /**
+   * Deletes a replica: mark DELETING, remove the group and its directory, destroy the store's
+   * data, drop the metadata. A crash in between is finished by {@link #load} at the next start.
+   */
   public synchronized void deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
-    env.replaceFile(metaFile(tabletId), r.metadata().toBuilder()
-        .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build().toByteArray(),
-        OpenOptions.SENSITIVE);
+    synchronized (r) {
+      TabletMetadataPB deleting = r.metadata().toBuilder()
+          .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build();
+      env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
+      r.metadataPersisted(deleting);
+    }
     try {
       removeGroup(r.groupId());
     } catch (NyalaException e) {
@@ -270,12 +387,26 @@ public final class TabletManager {
         throw e;
       }
     }
+    destroyStore(r);
     // Also covers a group Ratis never loaded.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));
     tablets.remove(tabletId);
     LOG.info("deleted tablet {} ({})", tabletId, reason.isEmpty() ? "no reason given" : reason);
     listener.leaderChanged(tabletId);
+  }
+
+  /**
+   * The store's blocks and superblock; its group is gone, so nothing applies or flushes. The
+   * open store (if Ratis ever opened the group here) is told first, so that layers its readers
+   * release later do not delete blocks again; the static path also covers a never-opened store.
+   */
+  private void destroyStore(TabletReplica r) {
+    TabletStateMachine sm = r.stateMachineOrNull();
+    if (sm != null && sm.store() != null) {
+      sm.store().destroy();
+    }
+    BlockTabletStore.destroy(env, blocks, superblockFile(r.tabletId()));
   }
 
   private void addGroup(TabletReplica r) {

@@ -1,6 +1,7 @@
 package io.nyala.tserver;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftPeers;
 import io.nyala.common.env.Env;
@@ -13,7 +14,9 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.fs.BlockManager;
 import java.io.IOException;
+import java.nio.file.Path;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -25,21 +28,28 @@ import org.apache.ratis.server.RaftServer;
  * machine Ratis created for it (absent until Ratis opens the group).
  */
 public final class TabletReplica {
-  private final TabletMetadataPB metadata;
-  private final Schema schema;
+  /** Replaced when an alter or a delete is persisted; written under this object's monitor. */
+  private volatile TabletMetadataPB metadata;
+  /** The current schema (after every applied alter); follows {@link #metadata}. */
+  private volatile Schema schema;
   private final RaftGroupId groupId;
   private final TabletStateMachine.Listener listener;
   private final Env env;
   /** The tablet's data key (unwrapped with the server key), or null if it is not encrypted. */
   private final KeyMaterial tabletKey;
+  private final BlockManager blocks;
+  /** The tablet's superblock (rowsets and durable index of its store). */
+  private final Path superblockFile;
   /** Set by Ratis (through the registry) when it opens the group. */
   private volatile TabletStateMachine stateMachine;
   /** Why the replica failed to open, or null. */
   private volatile NyalaException failure;
 
   TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
-      KeyMaterial tabletKey) {
+      KeyMaterial tabletKey, BlockManager blocks, Path superblockFile) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
     this.tabletKey = tabletKey;
     this.metadata = metadata;
     this.schema = Schema.fromPb(metadata.getSchema());
@@ -55,7 +65,15 @@ public final class TabletReplica {
     return metadata;
   }
 
+  /**
+   * The current schema: the store's once the replica is open (it moves with applied alters,
+   * also on followers before their metadata is written), else the persisted one.
+   */
   public Schema schema() {
+    TabletStateMachine sm = stateMachine;
+    if (sm != null && sm.isInitialized()) {
+      return sm.store().schema();
+    }
     return schema;
   }
 
@@ -63,10 +81,25 @@ public final class TabletReplica {
     return groupId;
   }
 
+  /** Installs metadata already persisted by the caller (which holds this object's monitor). */
+  void metadataPersisted(TabletMetadataPB newMetadata) {
+    this.metadata = newMetadata;
+    this.schema = Schema.fromPb(newMetadata.getSchema());
+  }
+
+  /**
+   * The schema the Raft log starts from: the store begins with it when no snapshot exists, so
+   * entries written before an alter are replayed against the schema they were written to.
+   */
+  Schema initialSchema() {
+    TabletMetadataPB m = metadata;
+    return m.hasInitialSchema() ? Schema.fromPb(m.getInitialSchema()) : Schema.fromPb(m.getSchema());
+  }
+
   /** Called by the state machine registry: a fresh state machine per open of the group. */
   TabletStateMachine newStateMachine() {
-    TabletStateMachine sm = new TabletStateMachine(tabletId(), schema, listener, env,
-        LogPayloads.sealed(tabletId(), tabletKey));
+    TabletStateMachine sm = new TabletStateMachine(tabletId(), initialSchema(), listener, env,
+        LogPayloads.sealed(tabletId(), tabletKey), blocks, superblockFile);
     stateMachine = sm;
     return sm;
   }
@@ -84,8 +117,22 @@ public final class TabletReplica {
     return sm;
   }
 
+  /**
+   * Flushes the store (so its durable index is the last applied entry) and asks Ratis for a
+   * snapshot, which is that flushed index (held back while copy images are open); returns it.
+   * Does I/O: never on an apply thread.
+   */
+  public long flushAndSnapshot(RaftServer server, long timeoutMs) {
+    stateMachine().store().flush();
+    return RaftCalls.snapshotNow(server, groupId, timeoutMs);
+  }
+
+  public Path superblockFile() {
+    return superblockFile;
+  }
+
   /** The live state machine or null (pages and reports must not throw). */
-  TabletStateMachine stateMachineOrNull() {
+  public TabletStateMachine stateMachineOrNull() {
     return stateMachine;
   }
 
@@ -115,7 +162,7 @@ public final class TabletReplica {
   public ReportedTabletPB report(RaftServer server) {
     ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder()
         .setTabletId(tabletId())
-        .setSchemaVersion(schema.version());
+        .setSchemaVersion(schema().version());
     if (failure != null) {
       return b.setState(TabletStatePB.FAILED).setError(failure.toPb()).build();
     }
@@ -148,7 +195,7 @@ public final class TabletReplica {
         .setRole(r.getRole())
         .setTerm(r.getTerm())
         .setLeaderUuid(r.getLeaderUuid());
-    if (sm != null) {
+    if (sm != null && sm.store() != null) {
       b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
     }
     return b.build();

@@ -2,18 +2,31 @@ package io.nyala.tserver;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
-import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.copy.CopySessions;
+import io.nyala.tserver.copy.TabletCopyClient;
+import io.nyala.tserver.copy.TabletCopyService;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.fs.file.FileBlockManager;
+import io.nyala.tserver.fs.log.LbmOptions;
+import io.nyala.tserver.fs.log.LogBlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.MaintenanceScheduler;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +51,12 @@ public class TabletServer extends ServerBase {
   private final TserverOptions topts;
   private TabletManager tabletManager;
   private ScannerManager scanners;
+  private CopySessions copySessions;
   private volatile Heartbeater heartbeater;
   private MetricRegistry.Counter opsApplied;
+  /** Opened at start, closed after Raft (whose state machines read blocks) has stopped. */
+  private BlockManager blockManager;
+  private MaintenanceScheduler storeMaintenance;
 
   public TabletServer(TserverOptions options) {
     super("tserver", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
@@ -63,9 +80,12 @@ public class TabletServer extends ServerBase {
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
         "Row operations applied by this server's tablet replicas (leaders and followers)");
+    blockManager = openBlockManager();
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
-        uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey());
+        uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey(), blockManager,
+        fs.walDir().resolve("tablet-data"));
     tabletManager.load();
+    startTabletCopy();
     tabletManager.removeOrphanGroupDirs();
     try {
       Files.createDirectories(fs.raftDir());
@@ -81,8 +101,15 @@ public class TabletServer extends ServerBase {
     ScheduledExecutorService maintenance = Executors.newSingleThreadScheduledExecutor(
         LogContext.threadFactory(name, "maintenance"));
     onClose(maintenance::shutdownNow);
-    long sweepMs = Math.max(50, Math.min(5000, topts.scannerTtlMs / 2));
+    long sweepMs = Math.max(50, Math.min(5000,
+        Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+
+    storeMaintenance = new MaintenanceScheduler(new MaintenanceScheduler.Policy(
+        topts.flushThresholdMb << 20, TimeUnit.SECONDS.toNanos(topts.flushThresholdSecs),
+        topts.memoryLimitMb << 20), this::openStores,
+        LogContext.threadFactory(name, "tablet-maintenance"), topts.maintenanceIntervalMs);
+    onClose(storeMaintenance);
 
     WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,
         topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit, metrics);
@@ -94,12 +121,72 @@ public class TabletServer extends ServerBase {
         topts.scannerDefaultBatchRows, metrics);
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners)));
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, copySessions,
+            channels),
+        new TabletCopyService(copySessions)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
         uuid(), rpcAddress(), raftAddress(), httpAddress());
+  }
+
+  /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */
+  private void startTabletCopy() {
+    copySessions = new CopySessions(
+        tabletId -> tabletManager.get(tabletId).stateMachine().openCopyImage(),
+        topts.tabletCopySessionTtlMs, System::currentTimeMillis);
+    onClose(copySessions);
+    ExecutorService copies = Executors.newFixedThreadPool(2,
+        LogContext.threadFactory(name, "tablet-copy"));
+    onClose(copies::shutdownNow);
+    tabletManager.setCopier(new TabletCopyClient(channels, uuid(), copies, metrics));
+  }
+
+  /** The block manager chosen by {@code --block_manager}, on a "blocks" dir per data dir. */
+  private BlockManager openBlockManager() {
+    List<Path> dirs = new ArrayList<>();
+    for (Path d : fs.dataDirs()) {
+      dirs.add(d.resolve("blocks"));
+    }
+    BlockManager bm = switch (topts.blockManager) {
+      case "log" -> LogBlockManager.open(LbmOptions.defaults(fs.env(), dirs));
+      case "file" -> FileBlockManager.open(fs.env(), dirs);
+      default -> throw NyalaException.invalidArgument(
+          "--block_manager must be 'log' or 'file', not '%s'", topts.blockManager);
+    };
+    LOG.info("{} block manager on {}: {} blocks", topts.blockManager, dirs,
+        bm.metrics().blocksUnderManagement());
+    return bm;
+  }
+
+  private Collection<BlockTabletStore> openStores() {
+    List<BlockTabletStore> out = new ArrayList<>();
+    for (TabletReplica r : tabletManager.replicas()) {
+      TabletStateMachine sm = r.stateMachineOrNull();
+      if (sm != null && sm.isInitialized() && sm.store() != null) {
+        out.add(sm.store());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    super.close();
+    BlockManager bm = blockManager;
+    blockManager = null;
+    if (bm != null) {
+      try {
+        bm.close();
+      } catch (RuntimeException e) {
+        LOG.warn("error while closing the block manager", e);
+      }
+    }
+  }
+
+  public BlockManager blockManager() {
+    return blockManager;
   }
 
   private void startHeartbeats() {
@@ -120,6 +207,29 @@ public class TabletServer extends ServerBase {
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
         tabletManager.replicas().stream().filter(this::isLeader).count());
     metrics.gauge("scanners_active", "Open scanners", () -> scanners.activeCount());
+    metrics.gauge("tablet_copy_sessions_active", "Tablet copy sessions served by this server",
+        () -> copySessions.activeCount());
+    metrics.gauge("tablet_flushes_total", "Tablet flushes by the maintenance thread",
+        () -> storeMaintenance.flushes());
+    metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
+        () -> storeMaintenance.flushMillis());
+    metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
+        () -> storeMaintenance.compactions());
+    metrics.gauge("tablet_memory_bytes", "In-memory row data of all tablets (unflushed)",
+        () -> openStores().stream().mapToLong(BlockTabletStore::memoryBytes).sum());
+    metrics.gauge("block_manager_blocks_under_management", "Live blocks",
+        () -> blockManager.metrics().blocksUnderManagement());
+    metrics.gauge("block_manager_bytes_under_management", "Bytes of live blocks",
+        () -> blockManager.metrics().bytesUnderManagement());
+    metrics.gauge("block_manager_containers", "Log block manager containers",
+        () -> blockManager.metrics().containers());
+    metrics.gauge("block_manager_full_containers", "Containers that take no more blocks",
+        () -> blockManager.metrics().fullContainers());
+    metrics.gauge("block_manager_holes_punched_total", "Deleted block ranges really punched",
+        () -> blockManager.metrics().holesPunched());
+    metrics.gauge("block_manager_dead_containers_deleted_total",
+        "Containers deleted because no live block was left in them",
+        () -> blockManager.metrics().deadContainersDeleted());
   }
 
   private boolean isLeader(TabletReplica r) {
@@ -133,9 +243,10 @@ public class TabletServer extends ServerBase {
   private void sweep() {
     try {
       scanners.sweep();
+      copySessions.sweep();
       for (TabletReplica r : tabletManager.replicas()) {
         TabletStateMachine sm = r.stateMachineOrNull();
-        if (sm != null) {
+        if (sm != null && sm.store() != null) {
           sm.store().collectGarbage();
         }
       }
@@ -146,10 +257,12 @@ public class TabletServer extends ServerBase {
 
   @Override
   protected void customizeRaft(RaftProperties p) {
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, topts.tabletSnapshotThresholdEntries);
-    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
-    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    // Snapshots are the stores' flushes; each flush asks for one, so no auto trigger.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+    // A tablet "snapshot" has no files (it is the flushed blocks): a replica behind the purged
+    // log must be rebuilt by tablet copy (notifyInstallSnapshotFromLeader), never by Ratis
+    // shipping an empty file list.
+    RaftSettings.useStateMachineCopy(p);
     // Raw --raft_property overrides still win over these role defaults.
     options.raftProperties.forEach(p::set);
   }
@@ -162,10 +275,12 @@ public class TabletServer extends ServerBase {
     return out;
   }
 
-  /** Asks Ratis for a snapshot of a tablet now; returns its index. For tools and tests. */
+  /**
+   * Flushes a tablet and asks Ratis for a snapshot (the flushed index); returns its index. For
+   * tools and tests.
+   */
   public long snapshotTablet(String tabletId) {
-    TabletReplica r = tabletManager.get(tabletId);
-    return RaftCalls.snapshotNow(raftServer, r.groupId(), 30_000);
+    return tabletManager.get(tabletId).flushAndSnapshot(raftServer, 30_000);
   }
 
   public TabletManager tabletManager() {
@@ -193,6 +308,15 @@ public class TabletServer extends ServerBase {
     @Override
     public void applied(String tabletId, int rows) {
       opsApplied.add(rows);
+    }
+
+    @Override
+    public void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {
+      tabletManager.schemaAltered(tabletId, schema, newTableName);
+      Heartbeater hb = heartbeater;
+      if (hb != null) {
+        hb.wake();
+      }
     }
   }
 }

@@ -4,6 +4,10 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
+import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -20,7 +24,9 @@ import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
+import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -84,7 +90,8 @@ final class TabletServerServices {
   }
 
   /**
-   * Admin path: CreateTablet and DeleteTablet (called by the master), TransferLeadership
+   * Admin path: CreateTablet, DeleteTablet, AlterSchema and ChangeConfig (called by the
+   * master), TransferLeadership
    * (operators and tests).
    */
   static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
@@ -94,11 +101,31 @@ final class TabletServerServices {
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
     private final ScannerManager scanners;
+    private final CopySessions copySessions;
+    private final AlterSchemaHandler alters;
+    private final ChangeConfigHandler configs;
 
-    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners) {
+    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
+        CopySessions copySessions, Channels channels) {
       this.tablets = tablets;
       this.raft = raft;
       this.scanners = scanners;
+      this.copySessions = copySessions;
+      this.alters = new AlterSchemaHandler(tablets, raft);
+      this.configs = new ChangeConfigHandler(tablets, raft, channels);
+    }
+
+    @Override
+    public void changeConfig(ChangeConfigRequestPB req,
+        StreamObserver<ChangeConfigResponsePB> out) {
+      Rpcs.respondAsync(out, () -> configs.change(req),
+          e -> ChangeConfigResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
+      Rpcs.respondAsync(out, () -> alters.alter(req),
+          e -> AlterSchemaResponsePB.newBuilder().setError(e).build());
     }
 
     @Override
@@ -134,6 +161,7 @@ final class TabletServerServices {
         StreamObserver<DeleteTabletResponsePB> out) {
       Rpcs.respond(out, () -> {
         scanners.closeForTablet(req.getTabletId());
+        copySessions.closeForTablet(req.getTabletId());
         tablets.deleteTablet(req.getTabletId(), req.getReason());
         return DeleteTabletResponsePB.getDefaultInstance();
       }, e -> DeleteTabletResponsePB.newBuilder().setError(e).build());

@@ -32,10 +32,35 @@ public class TserverOptions extends ServerOptions {
           + "1 MiB) with room for the entry's header. Default: ${DEFAULT-VALUE} (1 MiB - 16 KiB).")
   public long maxWriteRequestBytes = (1L << 20) - (16 << 10);
 
-  @Option(names = "--tablet_snapshot_threshold_entries", defaultValue = "100000",
-      description = "Ratis snapshots a tablet after this many log entries (auto trigger), so "
-          + "restarts replay at most that many. Default: ${DEFAULT-VALUE}.")
-  public long tabletSnapshotThresholdEntries = 100000;
+  @Option(names = "--block_manager", defaultValue = "log",
+      description = "Block storage for tablet data: 'log' (containers of many blocks, the "
+          + "default) or 'file' (one file per block). Default: ${DEFAULT-VALUE}.")
+  public String blockManager = "log";
+
+  @Option(names = "--flush_threshold_mb", defaultValue = "64",
+      description = "A tablet whose in-memory rows reach this size (MiB) is flushed to disk. "
+          + "Default: ${DEFAULT-VALUE}.")
+  public long flushThresholdMb = 64;
+
+  @Option(names = "--flush_threshold_secs", defaultValue = "120",
+      description = "A tablet holding unflushed rows this long (seconds) is flushed, so the "
+          + "Raft log it keeps stays short. Default: ${DEFAULT-VALUE}.")
+  public long flushThresholdSecs = 120;
+
+  @Option(names = "--memory_limit_mb", defaultValue = "1024",
+      description = "Above this much in-memory row data (MiB) across all tablets, the largest "
+          + "tablets are flushed first until it is back under. Default: ${DEFAULT-VALUE}.")
+  public long memoryLimitMb = 1024;
+
+  @Option(names = "--maintenance_interval_ms", defaultValue = "250",
+      description = "How often (ms) the maintenance thread checks flush and compaction "
+          + "triggers. Default: ${DEFAULT-VALUE}.")
+  public long maintenanceIntervalMs = 250;
+
+  @Option(names = "--tablet_copy_session_ttl_ms", defaultValue = "60000",
+      description = "A tablet copy session served by this server and idle this long (ms) is "
+          + "expired, releasing the image and the Raft log it pins. Default: ${DEFAULT-VALUE}.")
+  public long tabletCopySessionTtlMs = 60000;
 
   @Option(names = "--fault_drop_write_response_after_commit", defaultValue = "false",
       description = "UNSAFE, for tests only: the first time this server would answer a "

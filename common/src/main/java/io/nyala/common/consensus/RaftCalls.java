@@ -4,6 +4,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
@@ -24,6 +26,7 @@ import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -78,6 +81,24 @@ public final class RaftCalls {
     } catch (ExecutionException | TimeoutException e) {
       throw translate(e.getCause() != null ? e.getCause() : e, gid);
     }
+  }
+
+  /**
+   * Replaces the group's voters {@code current} by {@code next} in one COMPARE_AND_SET
+   * {@code setConfiguration} on the leader here: Ratis refuses if the configuration no longer
+   * equals {@code current}, stages new peers until they caught up, and completes the future
+   * once the new configuration has committed.
+   */
+  public static CompletableFuture<Void> setConfiguration(RaftServer server, RaftGroupId gid,
+      List<RaftPeer> current, List<RaftPeer> next) {
+    SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
+        .setServersInCurrentConf(current)
+        .setServersInNewConf(next)
+        .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+        .build();
+    SetConfigurationRequest req = new SetConfigurationRequest(ClientId.randomId(),
+        server.getId(), gid, 0, args);
+    return call(gid, () -> server.setConfigurationAsync(req)).thenApply(reply -> null);
   }
 
   public static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
@@ -151,6 +172,11 @@ public final class RaftCalls {
     }
     if (c instanceof AlreadyClosedException) {
       return new NyalaException(StatusCode.SERVICE_UNAVAILABLE, what + ": closed: " + c.getMessage(), c);
+    }
+    if (c instanceof SetConfigurationException) {
+      // A compare-and-set that lost a race with another change: the caller re-reads the config.
+      return new NyalaException(StatusCode.ILLEGAL_STATE,
+          what + ": configuration change refused: " + c.getMessage(), c);
     }
     if (c instanceof RaftException) {
       return new NyalaException(StatusCode.SERVICE_UNAVAILABLE, what + ": " + c.getMessage(), c);

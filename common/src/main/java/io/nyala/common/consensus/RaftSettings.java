@@ -52,6 +52,8 @@ public final class RaftSettings {
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setTriggerWhenRemoveEnabled(p, false);
+    // A snapshot bounds the log even while a follower is down: it catches up by a copy instead.
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
 
     // Reads: linearizable, served under the leader lease (a deposed leader never answers).
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
@@ -61,5 +63,14 @@ public final class RaftSettings {
       p.set(e.getKey(), e.getValue());
     }
     return p;
+  }
+
+  /**
+   * Turns off Ratis' own snapshot file transfer, so that a follower the leader's log cannot
+   * catch up is told to rebuild itself ({@code notifyInstallSnapshotFromLeader}): tablet servers
+   * do that by tablet copy (DESIGN §4). Not for servers whose state machines cannot copy.
+   */
+  public static void useStateMachineCopy(RaftProperties p) {
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
   }
 }

@@ -2,11 +2,14 @@ package io.nyala.common.row;
 
 import io.nyala.common.schema.Type;
 
-/** Encodes single column values for the row formats (not order-preserving; see KeyEncoder). */
-final class ValueCodec {
+/**
+ * Encodes single column values for the row formats and the tserver's column pages (not
+ * order-preserving; see KeyEncoder). Changing it changes those on-disk formats too.
+ */
+public final class ValueCodec {
   private ValueCodec() {}
 
-  static void write(ByteWriter w, Type t, Object v) {
+  public static void write(ByteWriter w, Type t, Object v) {
     switch (t) {
       case INT8 -> w.writeByte((Byte) v);
       case INT16 -> w.writeShort((Short) v);
@@ -21,7 +24,7 @@ final class ValueCodec {
     }
   }
 
-  static Object read(ByteReader r, Type t) {
+  public static Object read(ByteReader r, Type t) {
     return switch (t) {
       case INT8 -> (byte) r.readByte();
       case INT16 -> r.readShort();

@@ -1,8 +1,11 @@
 package io.nyala.tserver.consensus;
 
+import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
+import io.nyala.common.proto.metadata.AlterSchemaOpPB;
 import io.nyala.common.proto.metadata.PerRowResultPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
@@ -10,19 +13,27 @@ import io.nyala.common.proto.metadata.WriteResultPB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
-import io.nyala.tserver.tablet.MemTabletStore;
+import io.nyala.common.consensus.RaftCalls;
+import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockImage;
+import io.nyala.tserver.tablet.BlockImageInstaller;
+import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.RowError;
-import io.nyala.tserver.tablet.TabletStore;
-import java.io.File;
+import io.nyala.tserver.tablet.Superblock;
+import io.nyala.tserver.tablet.TabletImage;
+import io.nyala.tserver.tablet.TabletImageInstaller;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import org.apache.ratis.io.MD5Hash;
+import java.util.concurrent.CompletionException;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -30,23 +41,24 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One tablet replica's Ratis state machine. Each log entry is a {@link TabletOpPB}; applying a
  * write tags its rows with the entry's index (the MVCC timestamp) and replies with a
- * {@link WriteResultPB}. Snapshots are whole-store files named by Ratis' term_index convention;
- * Ratis replays the log after the latest one.
+ * {@link WriteResultPB}. The store flushes in the background; a Ratis "snapshot" is just the
+ * store's last durable flush (term and index, no files), so taking one does no I/O and Ratis may
+ * purge the log up to it. After each flush the state machine asks Ratis to take one.
  */
 public final class TabletStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(TabletStateMachine.class);
@@ -56,33 +68,51 @@ public final class TabletStateMachine extends BaseStateMachine {
     void leaderChanged(String tabletId);
 
     void applied(String tabletId, int rows);
+
+    /**
+     * An ALTER_SCHEMA entry was applied at {@code index} and changed the store's schema: the
+     * owner persists it (and the new table name, if not empty) in the tablet's metadata.
+     */
+    default void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {}
   }
 
   private final String tabletId;
+  /** The schema the Raft log starts from: a store with no superblock yet begins with it. */
   private final Schema schema;
   private final Listener listener;
-  /** The door for snapshot files (sensitive: they hold every row). */
+  /** The door for the superblock (sensitive). */
   private final Env env;
+  private final BlockManager blocks;
+  private final Path superblockFile;
+  private volatile RaftServer raftServer;
   /** Seals payloads on the leader, opens them on every replica. */
   private final LogPayloads payloads;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  /** Replaced wholesale when a snapshot is loaded (initialize, reinitialize). */
-  private volatile TabletStore store;
+  /** Opened in initialize, reopened by reinitialize (after a tablet copy). */
+  private volatile BlockTabletStore store;
   private volatile boolean initialized;
+  /** Pulls the leader's image when the log cannot catch this replica up; set by the owner. */
+  private volatile TabletCopier copier;
+  /** Copy images served from here and still open: snapshots are held back to the lowest. */
+  private final ImagePins imagePins = new ImagePins();
+  /** What {@link #getLatestSnapshot()} reports; written by open and the apply thread. */
+  private volatile TermIndex lastSnapshot;
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
-      LogPayloads payloads) {
+      LogPayloads payloads, BlockManager blocks, Path superblockFile) {
     this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
     this.payloads = payloads;
     this.tabletId = tabletId;
     this.schema = schema;
     this.listener = listener;
-    this.store = new MemTabletStore(schema);
   }
 
-  public TabletStore store() {
+  /** The store; null until Ratis initialized the state machine. */
+  public BlockTabletStore store() {
     return store;
   }
 
@@ -94,27 +124,52 @@ public final class TabletStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId gid, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, gid, raftStorage);
+    this.raftServer = server;
     storage.init(raftStorage);
-    loadSnapshot(storage.getLatestSnapshot());
+    openStore();
     initialized = true;
+    markRunning();
   }
 
+  /**
+   * After a tablet copy installed a superblock (Ratis paused this state machine first): opens
+   * the store from it; the old store lets go of its blocks once no reader holds them.
+   */
   @Override
   public void reinitialize() throws IOException {
-    loadSnapshot(storage.loadLatestSnapshot());
+    BlockTabletStore old = store;
+    openStore();
+    if (old != null) {
+      old.retire(new HashSet<>(store.durableState().allBlocks()));
+    }
+    markRunning();
   }
 
-  private void loadSnapshot(SingleFileSnapshotInfo snap) throws IOException {
-    if (snap == null) {
+  /** Opens the store at its superblock's state; Ratis replays the log after that index. */
+  private void openStore() {
+    BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile);
+    s.onFlushed(this::requestSnapshot);
+    store = s;
+    if (s.durableIndex() > 0) {
+      lastSnapshot = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
+      setLastAppliedTermIndex(lastSnapshot);
+      signalApplied(s.durableIndex());
+    }
+    LOG.info("tablet {}: opened store at index {} ({} rows, {} on-disk layers)", tabletId,
+        s.durableIndex(), s.liveRowCount(), s.diskLayerCount());
+  }
+
+  /** After a flush: lets Ratis record the flushed index as its snapshot and purge the log. */
+  private void requestSnapshot() {
+    RaftServer server = raftServer;
+    if (server == null) {
       return;
     }
-    TabletStore s = new MemTabletStore(schema);
-    s.loadSnapshot(env, snap.getFile().getPath());
-    store = s;
-    setLastAppliedTermIndex(snap.getTermIndex());
-    signalApplied(snap.getIndex());
-    LOG.info("tablet {}: loaded snapshot at {} ({} rows)", tabletId, snap.getTermIndex(),
-        s.liveRowCount());
+    try {
+      RaftCalls.snapshotNow(server, getGroupId(), 10_000);
+    } catch (RuntimeException e) {
+      LOG.debug("tablet {}: snapshot after flush not taken: {}", tabletId, e.getMessage());
+    }
   }
 
   @Override
@@ -122,24 +177,68 @@ public final class TabletStateMachine extends BaseStateMachine {
     return storage;
   }
 
+  /**
+   * The snapshot Ratis last took ({@link #takeSnapshot()}), or the flushed state the store was
+   * opened at; no files (tablet copy moves blocks). Not simply the durable index: Ratis skips a
+   * snapshot request (and so the log purge) when nothing was applied since this one.
+   */
   @Override
-  public SingleFileSnapshotInfo getLatestSnapshot() {
-    return storage.getLatestSnapshot();
+  public SnapshotInfo getLatestSnapshot() {
+    TermIndex ti = lastSnapshot;
+    if (ti == null) {
+      return null;
+    }
+    return new SnapshotInfo() {
+      @Override
+      public TermIndex getTermIndex() {
+        return ti;
+      }
+
+      @Override
+      public List<FileInfo> getFiles() {
+        return List.of();
+      }
+
+      @Override
+      public String toString() {
+        return "flushed state at " + ti;
+      }
+    };
   }
 
+  /**
+   * Runs on the apply thread: only reports the durable index, the flush did the I/O. While copy
+   * images are open it reports the lowest of their indexes instead, so that Ratis keeps the log
+   * after it for their destinations to replay.
+   */
   @Override
-  public long takeSnapshot() throws IOException {
-    // Runs on the apply thread, so the store holds exactly the entries up to lastApplied.
-    TermIndex last = getLastAppliedTermIndex();
-    if (last == null || last.getIndex() < 0) {
+  public long takeSnapshot() {
+    TermIndex ti = snapshotTermIndex();
+    if (ti == null) {
       return -1;
     }
-    File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    store.writeSnapshot(env, f.toPath());
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(f);
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(f.toPath(), md5), last));
-    LOG.info("tablet {}: wrote snapshot at {}", tabletId, last);
-    return last.getIndex();
+    if (ti.getIndex() < store.durableIndex()) {
+      LOG.info("tablet {}: snapshot held back at {} while copy sessions are open", tabletId, ti);
+    }
+    TermIndex prev = lastSnapshot;
+    if (prev == null || ti.getIndex() > prev.getIndex()) {
+      lastSnapshot = ti;
+    }
+    return ti.getIndex();
+  }
+
+  /** The durable flush, or the lowest open copy image if that is older; null if none. */
+  private TermIndex snapshotTermIndex() {
+    BlockTabletStore s = store;
+    Superblock sb = s == null ? null : s.durableState();
+    if (sb == null || sb.durableIndex() <= 0) {
+      return null;
+    }
+    TermIndex held = imagePins.lowest();
+    if (held != null && held.getIndex() < sb.durableIndex()) {
+      return held;
+    }
+    return TermIndex.valueOf(sb.durableTerm(), sb.durableIndex());
   }
 
   /**
@@ -161,11 +260,15 @@ public final class TabletStateMachine extends BaseStateMachine {
     try {
       byte[] data = payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray());
       TabletOpPB op = TabletOpPB.parseFrom(data);
-      if (!op.hasWrite()) {
+      WriteResultPB result;
+      if (op.hasWrite()) {
+        result = applyWrite(op.getWrite(), index);
+      } else if (op.hasAlterSchema()) {
+        result = applyAlterSchema(op.getAlterSchema(), index);
+      } else {
         throw NyalaException.corruption("tablet %s: entry %d holds no known operation",
             tabletId, index);
       }
-      WriteResultPB result = applyWrite(op.getWrite(), index);
       return CompletableFuture.completedFuture(
           Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
     } catch (Exception e) {
@@ -188,6 +291,23 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     listener.applied(tabletId, ops.size() - errors.size());
     return b.build();
+  }
+
+  /**
+   * An ALTER_SCHEMA entry. A version not newer than the store's (a replay after a snapshot that
+   * already holds it) changes nothing; the owner is told either way so that metadata written
+   * before a crash catches up.
+   */
+  private WriteResultPB applyAlterSchema(AlterSchemaOpPB alter, long index) {
+    Schema next = Schema.fromPb(alter.getSchema());
+    BlockTabletStore s = store;
+    if (next.version() > s.schema().version()) {
+      s.alterSchema(next, index);
+      LOG.info("tablet {}: schema altered to version {} at index {}", tabletId, next.version(),
+          index);
+    }
+    listener.schemaAltered(tabletId, next, alter.getNewTableName(), index);
+    return WriteResultPB.newBuilder().setWriteIndex(index).build();
   }
 
   /** The read point of a linearizable read: the last applied index, 8 bytes big-endian. */
@@ -227,6 +347,10 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   @Override
   protected boolean updateLastAppliedTermIndex(long term, long index) {
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.markApplied(term, index);
+    }
     boolean updated = super.updateLastAppliedTermIndex(term, index);
     signalApplied(index);
     return updated;
@@ -236,6 +360,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   public void notifyTermIndexUpdated(long term, long index) {
     // Configuration and leader no-op entries advance the applied index without a transaction.
     super.notifyTermIndexUpdated(term, index);
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.markApplied(term, index);
+    }
     signalApplied(index);
   }
 
@@ -247,6 +375,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   @Override
   public void close() throws IOException {
     super.close();
+    BlockTabletStore s = store;
+    if (s != null) {
+      s.close();
+    }
     List<CompletableFuture<Long>> pending = new ArrayList<>();
     synchronized (waiters) {
       waiters.values().forEach(pending::addAll);
@@ -254,5 +386,123 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     pending.forEach(f -> f.completeExceptionally(
         NyalaException.unavailable("tablet %s is shutting down", tabletId)));
+  }
+
+  // ---- tablet copy (DESIGN §4): this replica as source and as destination ----
+
+  /**
+   * Ratis pauses the state machine before it reloads it after an installed image (and checks
+   * that it is PAUSED); {@link #reinitialize()} makes it RUNNING again.
+   */
+  @Override
+  public void pause() {
+    getLifeCycle().transitionIfValid(LifeCycle.State.PAUSING);
+    getLifeCycle().transitionIfValid(LifeCycle.State.PAUSED);
+  }
+
+  private void markRunning() {
+    getLifeCycle().transitionIfValid(LifeCycle.State.STARTING);
+    getLifeCycle().transitionIfValid(LifeCycle.State.RUNNING);
+  }
+
+  /** Sets who pulls images for this replica; without one, install requests fail. */
+  public void setCopier(TabletCopier c) {
+    this.copier = c;
+  }
+
+  /**
+   * Opens the durable image a copy session sends: the store's superblock and the blocks it
+   * lists, pinned until the image is closed (the state the leader's log continues from). Until
+   * then no snapshot moves the log's purge point past it. ILLEGAL_STATE if nothing was flushed
+   * yet (then the log itself catches replicas up).
+   */
+  public TabletImage openCopyImage() {
+    BlockTabletStore s = store;
+    if (s == null || s.durableIndex() <= 0) {
+      throw NyalaException.illegalState("tablet %s has no snapshot to copy yet (nothing flushed)",
+          tabletId);
+    }
+    // Pinned before the state is captured: a flush meanwhile only moves the durable index up,
+    // and its snapshot must not purge past what the image holds.
+    Superblock before = s.durableState();
+    long early = before.durableIndex();
+    imagePins.pin(early, before.durableTerm());
+    try {
+      BlockTabletStore.DurableSnapshot snap = s.pinDurable();
+      long index = snap.superblock().durableIndex();
+      imagePins.pin(index, snap.superblock().durableTerm());
+      return BlockImage.open(snap, blocks, () -> imagePins.unpin(index));
+    } finally {
+      imagePins.unpin(early);
+    }
+  }
+
+  /** Copy images open on this replica (for tests and pages). */
+  public int openCopyImages() {
+    return imagePins.count();
+  }
+
+  /**
+   * Ratis: the leader's log starts after what this replica has, so it must be rebuilt from the
+   * leader's image. Completes with the image's (term, index); Ratis then calls
+   * {@link #reinitialize()}, which loads the installed superblock. Completes with null when the
+   * leader has no image but still its whole log (then the log catches this replica up).
+   */
+  @Override
+  public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto roleInfo,
+      TermIndex firstTermIndexInLog) {
+    boolean wholeLog = firstTermIndexInLog.getIndex() <= 0;
+    TabletCopier c = copier;
+    HostPort leader = leaderRpcAddress(roleInfo);
+    if (c == null || leader == null) {
+      if (wholeLog) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return CompletableFuture.failedFuture(NyalaException.unavailable("tablet %s: cannot copy "
+          + "from the leader (%s)", tabletId, c == null ? "no copier" : "leader address unknown"));
+    }
+    LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
+        firstTermIndexInLog, leader);
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller());
+    if (!wholeLog) {
+      return copied;
+    }
+    // Ratis offers every joining peer an install once, even when the leader still has its whole
+    // log. An image is still preferred: replaying from the start would read writes made before
+    // an alter against the schema this replica was created with. Without one (ILLEGAL_STATE:
+    // no snapshot yet), null tells Ratis to send the whole log instead.
+    return copied.exceptionally(t -> {
+      NyalaException e = NyalaException.from(t instanceof CompletionException ce
+          && ce.getCause() != null ? ce.getCause() : t);
+      if (e.code() != StatusCode.ILLEGAL_STATE) {
+        throw e;
+      }
+      LOG.info("tablet {}: no image on the leader ({}); catching up from its whole log",
+          tabletId, e.detail());
+      return null;
+    });
+  }
+
+  /**
+   * Where a copied image goes: new blocks of this server's block manager and this replica's
+   * superblock, which {@link #reinitialize()} loads. Before the superblock is replaced the
+   * current store stops flushing (a flush would overwrite it).
+   */
+  private TabletImageInstaller newImageInstaller() {
+    return new BlockImageInstaller(env, blocks, superblockFile, () -> {
+      BlockTabletStore s = store;
+      if (s != null) {
+        s.close();
+      }
+    });
+  }
+
+  /** The leader's RPC address: Ratis fills the leader's peer (with clientAddress) from its conf. */
+  private static HostPort leaderRpcAddress(RoleInfoProto roleInfo) {
+    if (!roleInfo.hasFollowerInfo()) {
+      return null;
+    }
+    String addr = roleInfo.getFollowerInfo().getLeaderInfo().getId().getClientAddress();
+    return addr.isEmpty() ? null : HostPort.parse(addr, 0);
   }
 }

@@ -33,7 +33,8 @@ public final class RowMutator {
       ColumnSchema w = writeSchema.column(i);
       if (!tablet.hasColumn(w.name())) {
         throw NyalaException.invalidArgument(
-            "column '%s' of the request does not exist in the tablet's schema", w.name());
+            "column '%s' of the request does not exist in the tablet's schema (version %d): "
+                + "it was dropped, renamed or never existed", w.name(), tablet.version());
       }
       int t = tablet.columnIndex(w.name());
       ColumnSchema c = tablet.column(t);

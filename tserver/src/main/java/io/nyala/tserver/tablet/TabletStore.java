@@ -1,31 +1,58 @@
 package io.nyala.tserver.tablet;
 
-import io.nyala.common.env.Env;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A tablet's rows, versioned by the Raft index that wrote them. The seam between consensus and
- * storage: today an in-memory store, later the block-based engine (DESIGN §7).
+ * A tablet's rows, versioned by the Raft index that wrote them: the seam between consensus and
+ * storage (DESIGN §7). The implementation is {@link BlockTabletStore}.
  *
- * <p>Threading: {@link #apply} is called by one thread at a time (the division's apply thread),
- * in increasing index order; scans and pins may run concurrently from any thread.
+ * <p>Threading: {@link #apply}, {@link #alterSchema} and {@link #markApplied} are called by one
+ * thread at a time (the division's apply thread), in increasing index order; scans, pins and
+ * maintenance ({@link #flush}, {@link #compact}) may run concurrently from any thread.
+ *
+ * <p>Durability: only {@link #flush} makes data durable. After a restart the store holds exactly
+ * the entries up to {@link #durableIndex()}; the owner replays the Raft log after it. Every
+ * mutating call ignores an entry whose index the store already holds, so replay is idempotent.
  */
 public interface TabletStore {
+  /** The current schema (the newest applied ALTER). */
   Schema schema();
 
   /**
    * Applies a batch of row operations written against {@code writeSchema} (a subset of the
    * tablet's columns, same types) as of {@code raftIndex}. Returns the rows that failed; the
    * others are applied. Deterministic: the same batch on the same state gives the same result.
+   * A batch at or below {@link #lastAppliedIndex()} is ignored (returns no errors).
    */
   List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex);
 
-  /** The Raft index of the last applied batch (or loaded snapshot). */
+  /**
+   * Switches to {@code newSchema} as of {@code raftIndex} (an ALTER_SCHEMA entry): later applies
+   * and scans use it; rows written before read through it (columns matched by id, see
+   * {@link SchemaChange}; added columns read their default, dropped ones are ignored, renamed
+   * ones keep their values). Does no I/O. Ignored at or below {@link #lastAppliedIndex()}; a
+   * schema whose version is not newer than {@link #schema()}'s changes nothing (replay) but
+   * counts as applied. INVALID_ARGUMENT (and no change) if the change is not allowed.
+   */
+  void alterSchema(Schema newSchema, long raftIndex);
+
+  /**
+   * Records that the entry at {@code index} of {@code term} is fully applied (also for entries
+   * without row operations: configuration, no-ops). The term of the last flushed entry comes from
+   * here, so the owner must call it after every entry.
+   */
+  void markApplied(long term, long index);
+
+  /** The Raft index of the last applied entry (or of the flushed state loaded at open). */
   long lastAppliedIndex();
+
+  /** The index up to which everything is on disk (0 = nothing flushed yet). No I/O. */
+  long durableIndex();
+
+  /** The term of the entry at {@link #durableIndex()} (0 = nothing flushed yet). */
+  long durableTerm();
 
   /** Pins the newest state, at least {@code atLeast}; returns the pinned snapshot index. */
   long pinLatest(long atLeast);
@@ -42,12 +69,35 @@ public interface TabletStore {
   /** Live rows at the newest state. */
   long liveRowCount();
 
-  /** Drops row versions no pinned or future snapshot can see. */
+  /** Drops in-memory row versions no pinned or future snapshot can see. */
   void collectGarbage();
 
-  /** Writes every retained row version to {@code file} (created or replaced). */
-  void writeSnapshot(Env env, Path file) throws IOException;
+  /**
+   * Writes everything in memory to disk in the background of the caller (never on the apply
+   * thread: it does I/O), then the superblock; returns false if there was nothing to write.
+   */
+  boolean flush();
 
-  /** Replaces this store's contents with a snapshot written by {@link #writeSnapshot}. */
-  void loadSnapshot(Env env, Path file) throws IOException;
+  /** Merges all on-disk rowsets and their deltas into one, dropping unneeded versions. */
+  void compact();
+
+  /** Bytes held by in-memory layers (what a flush would write). */
+  long memoryBytes();
+
+  /** System.nanoTime() of the oldest unflushed write, or 0 if nothing is unflushed. */
+  long oldestUnflushedWriteNanos();
+
+  /** Runs {@code r} after each successful flush (the owner asks Ratis for a snapshot). */
+  void onFlushed(Runnable r);
+
+  /** Stops maintenance; data stays on disk. Idempotent. */
+  void close();
+
+  /**
+   * Deletes all the tablet's blocks (one deletion transaction) and its superblock, because the
+   * tablet is being deleted: called after the Raft group was removed (nothing applies or
+   * flushes any more) and the metadata was marked TABLET_DATA_DELETING. Idempotent; a crash
+   * before it finishes leaves blocks no superblock lists, which the startup GC deletes.
+   */
+  void destroy();
 }

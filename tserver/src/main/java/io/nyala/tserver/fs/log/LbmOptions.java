@@ -59,6 +59,10 @@ public record LbmOptions(Env env, List<Path> dataDirs, long maxSize, long maxBlo
         preallocateBytes);
   }
 
+  public LbmOptions withDataFsync(boolean f) {
+    return new LbmOptions(env, dataDirs, maxSize, maxBlocks, inmemReplayThresholdBytes, f, repair);
+  }
+
   public LbmOptions withRepair(boolean r) {
     return new LbmOptions(env, dataDirs, maxSize, maxBlocks, inmemReplayThresholdBytes, dataFsync,
         r, preallocateBytes);

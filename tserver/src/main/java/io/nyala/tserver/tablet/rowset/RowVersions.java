@@ -1,13 +1,13 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.rowset;
 
 /**
  * The retained versions of one row key, newest first. The array is replaced, never mutated, so
  * scans read it without locks while the single writer installs new versions.
  */
-final class RowVersions {
+public final class RowVersions {
   /** One version: the Raft index that wrote it and the full row, or null for a deletion. */
-  record Version(long index, Object[] row) {
-    boolean isTombstone() {
+  public record Version(long index, Object[] row) {
+    public boolean isTombstone() {
       return row == null;
     }
   }
@@ -15,25 +15,25 @@ final class RowVersions {
   /** Newest first; written only by the store's writer (under its lock). */
   private volatile Version[] versions;
 
-  RowVersions(Version first) {
+  public RowVersions(Version first) {
     this.versions = new Version[] {first};
   }
 
-  RowVersions(Version[] versions) {
+  public RowVersions(Version[] versions) {
     this.versions = versions;
   }
 
-  Version[] all() {
+  public Version[] all() {
     return versions;
   }
 
   /** The newest version, tombstone or not. */
-  Version newest() {
+  public Version newest() {
     return versions[0];
   }
 
   /** The newest version written at or before {@code snapshot}, or null. */
-  Version visibleAt(long snapshot) {
+  public Version visibleAt(long snapshot) {
     for (Version v : versions) {
       if (v.index() <= snapshot) {
         return v;
@@ -43,7 +43,7 @@ final class RowVersions {
   }
 
   /** Installs {@code v} as the newest; a version of the same index replaces it (same batch). */
-  void push(Version v) {
+  public void push(Version v) {
     Version[] cur = versions;
     if (cur[0].index() == v.index()) {
       Version[] next = cur.clone();
@@ -59,18 +59,12 @@ final class RowVersions {
 
   /**
    * Drops what no reader at or after {@code horizon} can see: versions older than the newest one
-   * at or before the horizon, and that one too if it is a deletion. Returns false when nothing
-   * remains (the key can go).
+   * at or before the horizon, and that one too if it is a deletion and {@code dropTombstone}.
+   * Returns false when nothing remains (the key can go).
    */
-  boolean prune(long horizon) {
+  public boolean prune(long horizon, boolean dropTombstone) {
     Version[] cur = versions;
-    int keep = cur.length;
-    for (int i = 0; i < cur.length; i++) {
-      if (cur[i].index() <= horizon) {
-        keep = cur[i].isTombstone() ? i : i + 1;
-        break;
-      }
-    }
+    int keep = prunedLength(cur, horizon, dropTombstone);
     if (keep == 0) {
       return false;
     }
@@ -80,5 +74,19 @@ final class RowVersions {
       versions = next;
     }
     return true;
+  }
+
+  /**
+   * How many of {@code vs} (newest first) a reader at or after {@code horizon} may need. A
+   * deletion at the horizon is needed only when an older layer could still hold the key
+   * ({@code dropTombstone} false), since it hides that layer's versions.
+   */
+  public static int prunedLength(Version[] vs, long horizon, boolean dropTombstone) {
+    for (int i = 0; i < vs.length; i++) {
+      if (vs[i].index() <= horizon) {
+        return vs[i].isTombstone() && dropTombstone ? i : i + 1;
+      }
+    }
+    return vs.length;
   }
 }

@@ -2,7 +2,6 @@ package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
-import io.nyala.common.env.Env;
 import io.nyala.common.row.ColumnPredicate;
 import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.RowOpType;
@@ -14,6 +13,8 @@ import io.nyala.common.schema.Type;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,15 +22,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(30)
-class MemTabletStoreTest {
+class BlockTabletStoreTest {
   static final Schema SCHEMA = new Schema(List.of(
       ColumnSchema.builder("id", Type.INT32).key(true).build(),
       ColumnSchema.builder("v", Type.STRING).nullable(false).build(),
       ColumnSchema.builder("n", Type.INT64).defaultValue(7L).build(),
       ColumnSchema.builder("c", Type.STRING).build()));
 
-  private final MemTabletStore store = new MemTabletStore(SCHEMA);
+  @TempDir Path dir;
+  private StoreFixture fx;
+  private BlockTabletStore store;
   private long index;
+
+  @BeforeEach
+  void setUp() {
+    fx = StoreFixture.plain(dir, SCHEMA);
+    store = fx.store;
+  }
+
+  @AfterEach
+  void tearDown() {
+    fx.close();
+  }
 
   static Op op(RowOpType type, Object... kv) {
     PartialRow r = SCHEMA.newPartialRow();
@@ -40,7 +54,9 @@ class MemTabletStoreTest {
   }
 
   private List<RowError> apply(Op... ops) {
-    return store.apply(SCHEMA, List.of(ops), ++index);
+    List<RowError> errs = fx.apply(SCHEMA, List.of(ops));
+    index = fx.index;
+    return errs;
   }
 
   private List<Object[]> scanAll(long snapshot) {
@@ -115,7 +131,7 @@ class MemTabletStoreTest {
     Schema loose = new Schema(List.of(ColumnSchema.builder("id", Type.INT32).key(true).build(),
         ColumnSchema.builder("v", Type.STRING).build()));
     PartialRow r = loose.newPartialRow().addInt("id", 1).setNull("v");
-    List<RowError> errs = store.apply(loose, List.of(new Op(RowOpType.INSERT, r)), ++index);
+    List<RowError> errs = fx.apply(loose, List.of(new Op(RowOpType.INSERT, r)));
     assertThat(errs.get(0).error().detail()).contains("'v'").contains("not nullable");
   }
 
@@ -196,26 +212,41 @@ class MemTabletStoreTest {
   }
 
   @Test
-  void snapshotRoundTripKeepsAllVersions(@TempDir Path dir) throws Exception {
+  void flushAndReopenKeepRowsAndPinnedVersions() {
     apply(op(RowOpType.INSERT, "id", 1, "v", "a"));
     long old = store.pinLatest(0);
     apply(op(RowOpType.UPDATE, "id", 1, "v", "b"), op(RowOpType.INSERT, "id", 2, "v", "c"));
     apply(op(RowOpType.DELETE, "id", 2));
-    Path f = dir.resolve("snap");
-    store.writeSnapshot(Env.plain(), f);
-    MemTabletStore copy = new MemTabletStore(SCHEMA);
-    copy.loadSnapshot(Env.plain(), f);
-    assertThat(copy.lastAppliedIndex()).isEqualTo(index);
-    assertThat(copy.liveRowCount()).isEqualTo(1);
+    assertThat(store.flush()).isTrue();
+    assertThat(store.durableIndex()).isEqualTo(index);
+    assertThat(store.memoryBytes()).isZero();
     ScanSpec at = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, old);
-    assertThat(copy.scan(at, null, 10).rows().get(0)[1]).isEqualTo("a");
-    assertThat(copy.scan(at.atSnapshot(index), null, 10).rows())
-        .singleElement().satisfies(r -> assertThat(r[1]).isEqualTo("b"));
-    byte[] bytes = java.nio.file.Files.readAllBytes(f);
-    bytes[bytes.length / 2] ^= 1;
-    java.nio.file.Files.write(f, bytes);
-    assertThatThrownBy(() -> new MemTabletStore(SCHEMA).loadSnapshot(Env.plain(), f))
-        .hasMessageContaining("CRC mismatch");
+    assertThat(store.scan(at, null, 10).rows().get(0)[1]).isEqualTo("a");
+    apply(op(RowOpType.UPDATE, "id", 1, "v", "d"));
+    assertThat(row(1)[1]).isEqualTo("d");
+    assertThat(apply(op(RowOpType.INSERT, "id", 1, "v", "dup"))).singleElement()
+        .satisfies(e -> assertThat(e.error().code()).isEqualTo(StatusCode.ALREADY_PRESENT));
+    assertThat(store.flush()).isTrue();
+
+    fx.restart();
+    store = fx.store;
+    assertThat(store.lastAppliedIndex()).isEqualTo(index);
+    assertThat(store.liveRowCount()).isEqualTo(1);
+    assertThat(store.scan(at, null, 10).rows().get(0)[1]).isEqualTo("a");
+    assertThat(store.scan(at.atSnapshot(index), null, 10).rows())
+        .singleElement().satisfies(r -> assertThat(r[1]).isEqualTo("d"));
+    // Re-inserting a deleted key of a flushed rowset lands in that rowset again.
+    fx.index = index;
+    apply(op(RowOpType.INSERT, "id", 2, "v", "again"));
+    assertThat(row(2)[1]).isEqualTo("again");
+  }
+
+  @Test
+  void entriesAtOrBelowTheLastAppliedIndexAreIgnored() {
+    apply(op(RowOpType.INSERT, "id", 1, "v", "a"));
+    assertThat(store.apply(SCHEMA, List.of(op(RowOpType.INSERT, "id", 1, "v", "a")), index))
+        .isEmpty();
+    assertThat(store.liveRowCount()).isEqualTo(1);
   }
 
   private static byte[] key(int id) {

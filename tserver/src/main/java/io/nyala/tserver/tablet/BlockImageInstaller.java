@@ -1,0 +1,140 @@
+package io.nyala.tserver.tablet;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.env.Env;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockManager;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Installs a {@link BlockImage} copied from another replica: every item becomes a NEW block of
+ * this server's block manager (so it is encrypted under this server's key, under an id this
+ * server allocated), committed item by item; {@link #install} then rewrites the manifest's block
+ * ids to the new ones and writes it as this replica's superblock in one atomic replace through
+ * {@link Env}. Until then nothing of the copy is the replica's state; the blocks of a copy that
+ * aborts are deleted, and those of a crash are orphans the startup GC deletes.
+ */
+public final class BlockImageInstaller implements TabletImageInstaller {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockImageInstaller.class);
+
+  private final Env env;
+  private final BlockManager blocks;
+  private final Path superblockFile;
+  /** Runs before the superblock is replaced: stops the current store's flushes (which write it). */
+  private final Runnable beforeReplace;
+  private Superblock image;
+  /** Source block id → the block it was written as here (committed). */
+  private final Map<String, BlockId> written = new HashMap<>();
+  private Set<String> expected = Set.of();
+  /** The item being received, its transaction and block, and how many bytes it has. */
+  private String currentItem;
+  private BlockManager.CreationTransaction txn;
+  private BlockManager.WritableBlock block;
+  private long received;
+  private boolean installed;
+
+  public BlockImageInstaller(Env env, BlockManager blocks, Path superblockFile,
+      Runnable beforeReplace) {
+    this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
+    this.beforeReplace = beforeReplace;
+  }
+
+  @Override
+  public void begin(byte[] manifest, long lastIndex, long lastTerm) {
+    Superblock sb = Superblock.decode(manifest, "tablet copy manifest");
+    if (sb.durableIndex() != lastIndex || sb.durableTerm() != lastTerm) {
+      throw NyalaException.invalidArgument("tablet copy manifest is at %d/%d, the session at %d/%d",
+          sb.durableTerm(), sb.durableIndex(), lastTerm, lastIndex);
+    }
+    image = sb;
+    expected = new HashSet<>();
+    sb.allBlocks().forEach(b -> expected.add(b.toString()));
+  }
+
+  @Override
+  public void write(String itemId, long offset, byte[] data, int off, int len) {
+    if (image == null) {
+      throw NyalaException.illegalState("tablet image data received before the image was begun");
+    }
+    if (!itemId.equals(currentItem)) {
+      finishItem();
+      if (!expected.contains(itemId) || written.containsKey(itemId)) {
+        throw NyalaException.invalidArgument("tablet copy item '%s' is not a block of the image "
+            + "or was already received", itemId);
+      }
+      currentItem = itemId;
+      txn = blocks.newCreation();
+      block = txn.create();
+      received = 0;
+    }
+    if (offset != received) {
+      throw NyalaException.invalidArgument("chunk of item '%s' at offset %d, expected %d",
+          itemId, offset, received);
+    }
+    block.append(data, off, len);
+    received += len;
+  }
+
+  /** Commits the item being received as one new block. */
+  private void finishItem() {
+    if (currentItem == null) {
+      return;
+    }
+    block.finalizeBlock();
+    List<BlockId> ids = txn.commit();
+    txn.close();
+    written.put(currentItem, ids.get(0));
+    currentItem = null;
+    txn = null;
+    block = null;
+  }
+
+  @Override
+  public void install() {
+    if (image == null) {
+      throw NyalaException.illegalState("tablet image installed before it was begun");
+    }
+    finishItem();
+    if (!written.keySet().equals(expected)) {
+      Set<String> missing = new HashSet<>(expected);
+      missing.removeAll(written.keySet());
+      throw NyalaException.illegalState("tablet copy is missing blocks %s", missing);
+    }
+    Superblock local = image.withBlocks(b -> written.get(b.toString()));
+    beforeReplace.run();
+    local.write(env, superblockFile);
+    installed = true;
+    LOG.info("installed a copied image at index {}: {} blocks", local.durableIndex(),
+        written.size());
+  }
+
+  @Override
+  public void abort() {
+    if (txn != null) {
+      txn.close();
+      txn = null;
+    }
+    if (installed || written.isEmpty()) {
+      return;
+    }
+    try {
+      BlockManager.DeletionTransaction del = blocks.newDeletion();
+      new ArrayList<>(written.values()).forEach(del::add);
+      del.commit();
+    } catch (RuntimeException e) {
+      LOG.warn("cannot delete the blocks of an aborted tablet copy (the next start does): {}",
+          e.getMessage());
+    }
+    written.clear();
+  }
+}

@@ -1,0 +1,122 @@
+package io.nyala.tserver.tablet;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tserver's maintenance thread for tablet stores: flushes a tablet whose in-memory data is
+ * too big ({@code --flush_threshold_mb}) or too old ({@code --flush_threshold_secs}), flushes the
+ * largest tablets first while the process is over {@code --memory_limit_mb}, and compacts
+ * tablets whose on-disk layers pile up. One thread, so maintenance never competes with itself.
+ */
+public final class MaintenanceScheduler implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MaintenanceScheduler.class);
+
+  /** The triggers, in bytes and nanoseconds. */
+  public record Policy(long flushThresholdBytes, long flushThresholdNanos,
+      long memoryLimitBytes) {}
+
+  private final Policy policy;
+  private final Supplier<Collection<BlockTabletStore>> stores;
+  private final ScheduledExecutorService thread;
+  private final AtomicLong flushes = new AtomicLong();
+  private final AtomicLong compactions = new AtomicLong();
+  private final AtomicLong flushNanos = new AtomicLong();
+
+  public MaintenanceScheduler(Policy policy, Supplier<Collection<BlockTabletStore>> stores,
+      java.util.concurrent.ThreadFactory threads, long intervalMs) {
+    this.policy = policy;
+    this.stores = stores;
+    this.thread = Executors.newSingleThreadScheduledExecutor(threads);
+    thread.scheduleWithFixedDelay(this::runOnceQuietly, intervalMs, intervalMs,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void runOnceQuietly() {
+    try {
+      runOnce();
+    } catch (RuntimeException e) {
+      LOG.warn("tablet maintenance pass failed: {}", e.getMessage(), e);
+    }
+  }
+
+  /** One pass over every store: size and age flushes, the memory limit, then compactions. */
+  void runOnce() {
+    List<BlockTabletStore> all = new ArrayList<>(stores.get());
+    long now = System.nanoTime();
+    for (BlockTabletStore s : all) {
+      long oldest = s.oldestUnflushedWriteNanos();
+      boolean big = s.memoryBytes() >= policy.flushThresholdBytes();
+      boolean old = oldest != 0 && now - oldest >= policy.flushThresholdNanos();
+      if (big || old) {
+        flush(s);
+      }
+    }
+    long total = all.stream().mapToLong(BlockTabletStore::memoryBytes).sum();
+    if (total > policy.memoryLimitBytes()) {
+      all.sort(Comparator.comparingLong(BlockTabletStore::memoryBytes).reversed());
+      for (BlockTabletStore s : all) {
+        if (total <= policy.memoryLimitBytes()) {
+          break;
+        }
+        long before = s.memoryBytes();
+        flush(s);
+        total -= before - s.memoryBytes();
+      }
+    }
+    for (BlockTabletStore s : all) {
+      try {
+        if (s.compactIfNeeded()) {
+          compactions.incrementAndGet();
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("tablet {}: compaction failed: {}", s.tabletId, e.getMessage());
+      }
+    }
+  }
+
+  private void flush(BlockTabletStore s) {
+    long t0 = System.nanoTime();
+    try {
+      if (s.flush()) {
+        flushes.incrementAndGet();
+        flushNanos.addAndGet(System.nanoTime() - t0);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("tablet {}: flush failed: {}", s.tabletId, e.getMessage());
+    }
+  }
+
+  /** Flushes done by this scheduler. */
+  public long flushes() {
+    return flushes.get();
+  }
+
+  public long compactions() {
+    return compactions.get();
+  }
+
+  /** Total time spent in those flushes (ms), including the snapshot request. */
+  public long flushMillis() {
+    return TimeUnit.NANOSECONDS.toMillis(flushNanos.get());
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      thread.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

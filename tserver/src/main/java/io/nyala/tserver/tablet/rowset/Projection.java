@@ -1,0 +1,73 @@
+package io.nyala.tserver.tablet.rowset;
+
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads rows written under any older schema as rows of {@link #target()}: columns are matched by
+ * id (by name when the ids are unassigned, 0), so renames keep their data; a column the old
+ * schema lacks reads as its default (or null), and dropped columns simply are not read.
+ */
+public final class Projection {
+  private final Schema target;
+  /** Source schema → position in it of each target column (-1 = absent). */
+  private final ConcurrentHashMap<Schema, int[]> maps = new ConcurrentHashMap<>();
+
+  public Projection(Schema target) {
+    this.target = target;
+  }
+
+  public Schema target() {
+    return target;
+  }
+
+  /** {@code row} (in {@code from}) as a row of the target schema; same array when identical. */
+  public Object[] project(Schema from, Object[] row) {
+    if (row == null || from == target) {
+      return row;
+    }
+    int[] map = maps.computeIfAbsent(from, this::mapFrom);
+    if (map == null) {
+      return row;
+    }
+    Object[] out = new Object[map.length];
+    for (int i = 0; i < map.length; i++) {
+      out[i] = map[i] >= 0 ? row[map[i]] : target.column(i).defaultValue();
+    }
+    return out;
+  }
+
+  /** Versions of {@code from} as versions of the target schema. */
+  public RowVersions.Version[] project(Schema from, RowVersions.Version[] vs) {
+    if (from == target || from.equals(target)) {
+      return vs;
+    }
+    RowVersions.Version[] out = new RowVersions.Version[vs.length];
+    for (int i = 0; i < vs.length; i++) {
+      out[i] = new RowVersions.Version(vs[i].index(), project(from, vs[i].row()));
+    }
+    return out;
+  }
+
+  private int[] mapFrom(Schema from) {
+    int[] map = new int[target.columnCount()];
+    boolean identity = from.columnCount() == map.length;
+    for (int i = 0; i < map.length; i++) {
+      map[i] = find(from, target.column(i));
+      identity &= map[i] == i;
+    }
+    return identity ? null : map;
+  }
+
+  private static int find(Schema from, ColumnSchema c) {
+    for (int j = 0; j < from.columnCount(); j++) {
+      ColumnSchema f = from.column(j);
+      boolean same = c.id() != 0 && f.id() != 0 ? c.id() == f.id() : c.name().equals(f.name());
+      if (same && f.type() == c.type()) {
+        return j;
+      }
+    }
+    return -1;
+  }
+}

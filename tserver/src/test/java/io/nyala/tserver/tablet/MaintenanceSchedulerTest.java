@@ -1,0 +1,80 @@
+package io.nyala.tserver.tablet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nyala.common.row.RowOpType;
+import io.nyala.common.row.RowOperations.Op;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The flush triggers, driven one pass at a time (the scheduled pass is an hour away). */
+@Timeout(30)
+class MaintenanceSchedulerTest {
+  private static final long NEVER = Long.MAX_VALUE / 4;
+  @TempDir Path dir;
+
+  private static void write(StoreFixture fx, int rows) {
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0; i < rows; i++) {
+      ops.add(new Op(RowOpType.INSERT, RowSetLifecycleTest.SCHEMA.newPartialRow()
+          .addInt("id", i).addString("v", "value-" + i)));
+    }
+    fx.apply(RowSetLifecycleTest.SCHEMA, ops);
+  }
+
+  private static MaintenanceScheduler scheduler(MaintenanceScheduler.Policy p,
+      StoreFixture... fxs) {
+    return new MaintenanceScheduler(p, () -> {
+      List<BlockTabletStore> out = new ArrayList<>();
+      for (StoreFixture f : fxs) {
+        out.add(f.store);
+      }
+      return out;
+    }, Thread::new, 3_600_000);
+  }
+
+  @Test
+  void overTheMemoryLimitTheLargestTabletIsFlushedFirst() {
+    try (StoreFixture big = StoreFixture.plain(dir.resolve("big"), RowSetLifecycleTest.SCHEMA);
+        StoreFixture small = StoreFixture.plain(dir.resolve("small"),
+            RowSetLifecycleTest.SCHEMA)) {
+      write(big, 200);
+      write(small, 20);
+      long limit = small.store.memoryBytes() + 1;
+      try (MaintenanceScheduler s = scheduler(
+          new MaintenanceScheduler.Policy(NEVER, NEVER, limit), big, small)) {
+        s.runOnce();
+        assertThat(big.store.memoryBytes()).isZero();
+        assertThat(big.store.durableIndex()).isEqualTo(big.index);
+        assertThat(small.store.memoryBytes()).isPositive();
+        assertThat(s.flushes()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void sizeAndAgeThresholdsFlushEachTablet() {
+    try (StoreFixture a = StoreFixture.plain(dir.resolve("a"), RowSetLifecycleTest.SCHEMA);
+        StoreFixture b = StoreFixture.plain(dir.resolve("b"), RowSetLifecycleTest.SCHEMA)) {
+      write(a, 100);
+      write(b, 5);
+      long threshold = a.store.memoryBytes();
+      try (MaintenanceScheduler s = scheduler(
+          new MaintenanceScheduler.Policy(threshold, NEVER, NEVER), a, b)) {
+        s.runOnce();
+        assertThat(a.store.memoryBytes()).isZero();
+        assertThat(b.store.memoryBytes()).isPositive();
+      }
+      try (MaintenanceScheduler s = scheduler(
+          new MaintenanceScheduler.Policy(NEVER, 0, NEVER), a, b)) {
+        s.runOnce();
+        assertThat(b.store.memoryBytes()).isZero();
+        assertThat(s.flushes()).isEqualTo(1);
+      }
+    }
+  }
+}
