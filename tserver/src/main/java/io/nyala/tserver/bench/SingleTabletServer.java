@@ -49,7 +49,6 @@ public final class SingleTabletServer implements AutoCloseable {
     o.serverName = "bench-ts";
     o.raftElectionTimeoutMinMs = 150;
     o.raftElectionTimeoutMaxMs = 300;
-    o.tabletSnapshotThresholdEntries = 1L << 40;
     o.raftProperties.put(RaftServerConfigKeys.Log.UNSAFE_FLUSH_ENABLED_KEY,
         Boolean.toString(!fsync));
     // Ratis steps a leader down after a JVM pause over 10 s; with one replica that only fails

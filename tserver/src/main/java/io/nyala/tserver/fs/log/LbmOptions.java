@@ -60,7 +60,8 @@ public record LbmOptions(Env env, List<Path> dataDirs, long maxSize, long maxBlo
   }
 
   public LbmOptions withDataFsync(boolean f) {
-    return new LbmOptions(env, dataDirs, maxSize, maxBlocks, inmemReplayThresholdBytes, f, repair);
+    return new LbmOptions(env, dataDirs, maxSize, maxBlocks, inmemReplayThresholdBytes, f, repair,
+        preallocateBytes);
   }
 
   public LbmOptions withRepair(boolean r) {
