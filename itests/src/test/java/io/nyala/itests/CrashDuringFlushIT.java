@@ -69,7 +69,10 @@ class CrashDuringFlushIT {
         await("tablet server " + VICTIM + " flushed a few times").atMost(Duration.ofSeconds(60))
             .pollInterval(Duration.ofMillis(200))
             .until(() -> flushes(cluster, VICTIM) >= 5 || writer.isDone());
+        double flushedAtKill = flushes(cluster, VICTIM);
         cluster.killTabletServer(VICTIM);
+        System.out.printf("killed %s after %.0f flushes, %d rows acknowledged%n",
+            cluster.tabletServer(VICTIM).name(), flushedAtKill, acked.size());
         int atKill = acked.size();
         await("writes acknowledged with tablet server " + VICTIM + " dead")
             .atMost(Duration.ofSeconds(60))
@@ -98,6 +101,7 @@ class CrashDuringFlushIT {
       String afterCrash = sinceLastStart(log);
       Matcher m = ORPHANS.matcher(afterCrash);
       String cleaned = m.find() ? m.group(1) : "0";
+      System.out.printf("first start after the kill deleted %s orphaned blocks%n", cleaned);
       cluster.restartTabletServer(VICTIM);
       assertThat(sinceLastStart(log)).as("second start after the crash (first deleted %s "
           + "orphaned blocks)", cleaned).contains(LOADED).doesNotContainPattern(ORPHANS);
