@@ -119,6 +119,7 @@ final class ToolCommands {
   @Command(name = "bench", mixinStandardHelpOptions = true,
       description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class,
           TserverBenchCommands.WalAppend.class, TserverBenchCommands.WritePath.class,
+          TserverBenchCommands.DeleteTablet.class,
           BenchTableLocations.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec

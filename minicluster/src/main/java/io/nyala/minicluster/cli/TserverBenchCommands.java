@@ -1,5 +1,6 @@
 package io.nyala.minicluster.cli;
 
+import io.nyala.tserver.bench.DeleteTabletBench;
 import io.nyala.tserver.bench.WalAppendBench;
 import io.nyala.tserver.bench.WritePathAllocBench;
 import java.util.List;
@@ -8,7 +9,10 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code bench wal-append} and {@code bench write-path}: a real tablet server's paths. */
+/**
+ * {@code bench wal-append}, {@code bench write-path} and {@code bench delete-tablet}: a real
+ * tablet server's paths.
+ */
 final class TserverBenchCommands {
   private TserverBenchCommands() {}
 
@@ -108,6 +112,34 @@ final class TserverBenchCommands {
         System.out.println("after the log write (not counted):");
         WritePathAllocBench.copiesAfterLogWrite().forEach(c -> System.out.println("  - " + c));
       }
+      return 0;
+    }
+  }
+
+  /** {@code nyala bench delete-tablet}. */
+  @Command(name = "delete-tablet", mixinStandardHelpOptions = true,
+      description = {"Writes one row and flushes an RF-1 tablet --flushes times, then times its "
+          + "DeleteTablet (remove the Raft group, destroy blocks, delete superblock, metadata "
+          + "and WAL)."})
+  static final class DeleteTablet implements Callable<Integer> {
+    @Option(names = "--flushes", defaultValue = "200") int flushes;
+    @Option(names = "--encrypt", description = "Encrypt at rest.") boolean encrypt;
+    @Option(names = "--work-dir", description = "Where to run (default: a temp dir, removed).")
+    Path workDir;
+    @Option(names = "--json", description = "Print one JSON object.") boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      DeleteTabletBench.Result r = ScratchRun.run(workDir, "delete-tablet", "flushing", flushes,
+          2, (dir, done) -> DeleteTabletBench.run(
+              new DeleteTabletBench.Options(flushes, encrypt, dir), done));
+      String mode = encrypt ? "encrypted" : "plain";
+      System.out.println(json
+          ? String.format("{\"flushes\":%d,\"flushed_layers\":%d,\"encrypt\":%b,"
+              + "\"millis\":%d,\"blocks_deleted\":%d,\"files_deleted\":%d}", r.flushes(),
+              r.flushedLayers(), encrypt, r.millis(), r.blocksDeleted(), r.filesDeleted())
+          : String.format("delete-tablet: %d flushes, %s: deleted in %d ms (%d blocks, %d "
+              + "files)", r.flushes(), mode, r.millis(), r.blocksDeleted(), r.filesDeleted()));
       return 0;
     }
   }

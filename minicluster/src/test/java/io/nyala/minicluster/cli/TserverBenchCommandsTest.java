@@ -45,4 +45,11 @@ class TserverBenchCommandsTest {
         .containsPattern("allocated per applied op: \\d+ bytes")
         .contains("row payload copies from RPC receipt to the Raft log write: 3");
   }
+
+  @Test
+  void deleteTabletPrintsTheDeleteTime() {
+    String out = nyala("bench", "delete-tablet", "--flushes", "5", "--work-dir", dir.toString());
+    assertThat(out).containsPattern(
+        "delete-tablet: 5 flushes, plain: deleted in \\d+ ms \\(\\d+ blocks, \\d+ files\\)");
+  }
 }
