@@ -377,12 +377,12 @@ public final class BlockTabletStore implements TabletStore {
 
   @Override
   public void compact() {
-    maintenance.compact(true);
+    maintenance.compactAll();
   }
 
-  /** Compacts when on-disk layers pile up (the maintenance thread's policy); true if it did. */
-  public boolean compactIfNeeded() {
-    return maintenance.compact(false);
+  /** Runs the compaction {@code policy} picks now (the maintenance thread); null if none. */
+  public CompactionResult compactIfNeeded(CompactionPolicy policy) {
+    return maintenance.compact(policy, false);
   }
 
   @Override

@@ -15,21 +15,32 @@ import org.slf4j.LoggerFactory;
 /**
  * The tserver's maintenance thread for tablet stores: flushes a tablet whose in-memory data is
  * too big ({@code --flush_threshold_mb}) or too old ({@code --flush_threshold_secs}), flushes the
- * largest tablets first while the process is over {@code --memory_limit_mb}, and compacts
- * tablets whose on-disk layers pile up. One thread, so maintenance never competes with itself.
+ * largest tablets first while the process is over {@code --memory_limit_mb}, and runs the
+ * compaction each tablet's {@link CompactionPolicy} picks (at most one per tablet and pass, so
+ * flushes are never far away), unless {@code --enable_compaction=false}. One thread, so
+ * maintenance never competes with itself.
  */
 public final class MaintenanceScheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MaintenanceScheduler.class);
 
-  /** The triggers, in bytes and nanoseconds. */
+  /**
+   * The triggers, in bytes and nanoseconds; {@code compactionEnabled} false
+   * ({@code --enable_compaction=false}) stops background compaction, flushes go on.
+   */
   public record Policy(long flushThresholdBytes, long flushThresholdNanos,
-      long memoryLimitBytes) {}
+      long memoryLimitBytes, boolean compactionEnabled, CompactionPolicy compaction) {
+    /** Flush triggers with the default compaction policy. */
+    public Policy(long flushThresholdBytes, long flushThresholdNanos, long memoryLimitBytes) {
+      this(flushThresholdBytes, flushThresholdNanos, memoryLimitBytes, true,
+          CompactionPolicy.DEFAULT);
+    }
+  }
 
   private final Policy policy;
   private final Supplier<Collection<BlockTabletStore>> stores;
   private final ScheduledExecutorService thread;
   private final AtomicLong flushes = new AtomicLong();
-  private final AtomicLong compactions = new AtomicLong();
+  private final CompactionStats compactions = new CompactionStats();
   private final AtomicLong flushNanos = new AtomicLong();
 
   public MaintenanceScheduler(Policy policy, Supplier<Collection<BlockTabletStore>> stores,
@@ -73,14 +84,16 @@ public final class MaintenanceScheduler implements AutoCloseable {
         total -= before - s.memoryBytes();
       }
     }
-    for (BlockTabletStore s : all) {
-      try {
-        if (s.compactIfNeeded()) {
-          compactions.incrementAndGet();
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("tablet {}: compaction failed: {}", s.tabletId, e.getMessage());
-      }
+    if (policy.compactionEnabled()) {
+      all.forEach(this::compact);
+    }
+  }
+
+  private void compact(BlockTabletStore s) {
+    try {
+      compactions.add(s.compactIfNeeded(policy.compaction()));
+    } catch (RuntimeException e) {
+      LOG.warn("tablet {}: compaction failed: {}", s.tabletId, e.getMessage());
     }
   }
 
@@ -101,8 +114,14 @@ public final class MaintenanceScheduler implements AutoCloseable {
     return flushes.get();
   }
 
+  /** Compactions done by this scheduler. */
   public long compactions() {
-    return compactions.get();
+    return compactions.total();
+  }
+
+  /** What those compactions rewrote, by kind and in total. */
+  public CompactionStats compactionStats() {
+    return compactions;
   }
 
   /** Total time spent in those flushes (ms), including the snapshot request. */

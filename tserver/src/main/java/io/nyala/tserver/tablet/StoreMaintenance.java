@@ -9,11 +9,8 @@ import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.DiskLayerWriter;
 import io.nyala.tserver.tablet.rowset.Layer;
 import io.nyala.tserver.tablet.rowset.MemLayer;
-import io.nyala.tserver.tablet.rowset.MergeCursor;
 import io.nyala.tserver.tablet.rowset.Projection;
 import io.nyala.tserver.tablet.rowset.RowSet;
-import io.nyala.tserver.tablet.rowset.RowVersions;
-import io.nyala.tserver.tablet.rowset.RowVersions.Version;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,9 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Flush and compaction of one {@link BlockTabletStore}: write layers outside the store's lock
- * (in one creation transaction each), swap them in under it, then write the superblock, and only
- * then let go of what they replace. One operation at a time per tablet ({@link #running}).
+ * Flush and compaction ({@link StoreCompaction}) of one {@link BlockTabletStore}: write layers
+ * outside the store's lock (in one creation transaction each), swap them in under it, then write
+ * the superblock, and only then let go of what they replace. One operation at a time per tablet
+ * ({@link #running}).
  *
  * <p>Invariant that makes restart exact: the on-disk layers the superblock lists hold precisely
  * the versions up to its durable index. Flush writes every in-memory layer frozen at that index;
@@ -35,10 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 final class StoreMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(StoreMaintenance.class);
-  /** Compact once a tablet has this many on-disk layers. */
-  static final int COMPACT_AT_LAYERS = 6;
-
   private final BlockTabletStore store;
+  private final StoreCompaction compaction;
   /** Held for the whole of a flush, compaction or destroy. */
   private final ReentrantLock running = new ReentrantLock();
   private volatile boolean closed;
@@ -46,6 +42,7 @@ final class StoreMaintenance {
 
   StoreMaintenance(BlockTabletStore store) {
     this.store = store;
+    this.compaction = new StoreCompaction(store, this);
   }
 
   /** Deletes a layer's blocks once the last reader lets go of it (after it left the tablet). */
@@ -115,9 +112,10 @@ final class StoreMaintenance {
         }
         toWrite.put(rs.id(), mems);
         boolean base = rs.diskLayers().isEmpty();
-        DiskLayerWriter w = merge(new ArrayList<>(mems), proj, f.horizon(), base);
-        if (!w.isEmpty()) {
-          ids.put(rs.id(), w.writeTo(txn));
+        // Streams page by page into the transaction's blocks; one layer at a time.
+        List<BlockId> layer = DiskLayerWriter.merge(mems, proj, f.horizon(), base, txn).finish();
+        if (!layer.isEmpty()) {
+          ids.put(rs.id(), layer);
         }
       }
       if (!ids.isEmpty()) {
@@ -135,23 +133,6 @@ final class StoreMaintenance {
       out.put(id, d);
     });
     return out;
-  }
-
-  /** Merges {@code oldestFirst} layers into a writer, keeping what readers ≥ horizon need. */
-  private static DiskLayerWriter merge(List<? extends Layer> oldestFirst, Projection proj,
-      long horizon, boolean dropTombstones) {
-    List<Layer> newestFirst = new ArrayList<>(oldestFirst);
-    java.util.Collections.reverse(newestFirst);
-    MergeCursor m = MergeCursor.ofLayers(newestFirst);
-    DiskLayerWriter w = new DiskLayerWriter(proj.target());
-    while (m.next()) {
-      Version[] vs = m.allVersions(proj);
-      int keep = RowVersions.prunedLength(vs, horizon, dropTombstones);
-      if (keep > 0) {
-        w.add(m.key(), keep == vs.length ? vs : java.util.Arrays.copyOf(vs, keep));
-      }
-    }
-    return w;
   }
 
   /** {@code rs} with {@code flushed} replaced by {@code disk}; null if the rowset became empty. */
@@ -176,96 +157,33 @@ final class StoreMaintenance {
   }
 
   /**
-   * Merges the on-disk layers of every rowset into one rowset (when {@code force}, or when they
-   * pile up), dropping versions below the history horizon. In-memory layers of the inputs stay
-   * on top of the result, so writes may go on meanwhile.
+   * Runs the compaction {@code policy} picks now (with {@code force}, whatever still reduces the
+   * layers within its budget); null if none was due.
    */
-  boolean compact(boolean force) {
+  CompactionResult compact(CompactionPolicy policy, boolean force) {
     running.lock();
     try {
       checkOpen();
-      List<RowSet> inputs = new ArrayList<>();
-      int layers = 0;
-      for (RowSet rs : store.rowsets()) {
-        if (!rs.diskLayers().isEmpty()) {
-          inputs.add(rs);
-          layers += rs.diskLayers().size();
-        }
-      }
-      if (layers == 0 || (!force && layers < COMPACT_AT_LAYERS)) {
-        return false;
-      }
-      compactInputs(inputs);
-      return true;
+      CompactionPolicy.Plan plan =
+          policy.pick(StoreCompaction.candidates(store.rowsets()), force);
+      return plan == null ? null : compaction.run(plan);
     } finally {
       running.unlock();
     }
   }
 
-  private void compactInputs(List<RowSet> inputs) {
-    long horizon;
-    synchronized (store.lock) {
-      horizon = store.gcHorizonLocked();
-    }
-    Superblock sb = store.durable;
-    // On-disk data is all at or below the durable index, so it is written in that schema.
-    Projection proj = new Projection(sb.schema());
-    List<Layer> oldestFirst = new ArrayList<>();
-    List<DiskLayer> old = new ArrayList<>();
-    for (RowSet rs : inputs) {
-      oldestFirst.addAll(rs.diskLayers());
-      old.addAll(rs.diskLayers());
-    }
-    DiskLayerWriter w = merge(oldestFirst, proj, horizon, true);
-    DiskLayer out = null;
-    if (!w.isEmpty()) {
-      try (BlockManager.CreationTransaction txn = store.blocks.newCreation()) {
-        List<BlockId> ids = w.writeTo(txn);
-        txn.commit();
-        out = DiskLayer.open(store.blocks, ids);
-        watch(out);
+  /** Forced compactions with the default policy until none is left to do. */
+  void compactAll() {
+    // Each forced compaction removes at least one on-disk layer, so this ends.
+    for (int n = store.diskLayerCount(); n > 0; n--) {
+      if (compact(CompactionPolicy.DEFAULT, true) == null) {
+        return;
       }
-    }
-    installCompaction(inputs, out);
-    writeSuperblock(sb.durableIndex(), sb.durableTerm(), sb.schema(), sb.liveRows());
-    old.forEach(DiskLayer::release);
-    LOG.debug("tablet {}: compacted {} rowsets ({} layers)", store.tabletId, inputs.size(),
-        old.size());
-  }
-
-  private void installCompaction(List<RowSet> inputs, DiskLayer out) {
-    Set<Long> ids = new java.util.HashSet<>();
-    inputs.forEach(rs -> ids.add(rs.id()));
-    synchronized (store.lock) {
-      List<RowSet> cur = store.rowsets();
-      List<Layer> mems = new ArrayList<>();
-      List<RowSet> next = new ArrayList<>();
-      if (out != null) {
-        mems.add(out);
-      }
-      for (RowSet rs : cur.subList(0, cur.size() - 1)) {
-        if (!ids.contains(rs.id())) {
-          next.add(rs);
-          continue;
-        }
-        for (Layer l : rs.layers()) {
-          if (l instanceof MemLayer m && !m.isEmpty()) {
-            mems.add(l);
-          }
-        }
-      }
-      mems.add(new MemLayer(store.schema()));
-      RowSet merged = new RowSet(store.newRowSetIdLocked(), mems);
-      if (!merged.isEmpty()) {
-        next.add(merged);
-      }
-      next.add(cur.get(cur.size() - 1));
-      store.setRowsetsLocked(next);
     }
   }
 
   /** Writes the superblock for the current on-disk layers; then it is the durable state. */
-  private void writeSuperblock(long index, long term, Schema schema, long live) {
+  void writeSuperblock(long index, long term, Schema schema, long live) {
     List<Superblock.RowSetEntry> entries = new ArrayList<>();
     for (RowSet rs : store.rowsets()) {
       List<List<BlockId>> layers = new ArrayList<>();

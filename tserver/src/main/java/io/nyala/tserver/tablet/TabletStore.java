@@ -78,7 +78,10 @@ public interface TabletStore {
    */
   boolean flush();
 
-  /** Merges all on-disk rowsets and their deltas into one, dropping unneeded versions. */
+  /**
+   * Compacts on-disk rowsets and their deltas, dropping unneeded versions, until nothing more
+   * can be merged within the default compaction budget.
+   */
   void compact();
 
   /** Bytes held by in-memory layers (what a flush would write). */

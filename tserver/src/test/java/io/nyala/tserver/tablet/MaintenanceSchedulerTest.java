@@ -77,4 +77,42 @@ class MaintenanceSchedulerTest {
       }
     }
   }
+
+  @Test
+  void compactionOffStopsBackgroundCompactionAndFlushesGoOn() {
+    try (StoreFixture fx = StoreFixture.plain(dir, RowSetLifecycleTest.SCHEMA)) {
+      for (int r = 0; r < 5; r++) {
+        List<Op> ops = new ArrayList<>();
+        for (int i = r * 10; i < r * 10 + 10; i++) {
+          ops.add(new Op(RowOpType.INSERT, RowSetLifecycleTest.SCHEMA.newPartialRow()
+              .addInt("id", i).addString("v", "v" + i)));
+        }
+        fx.apply(RowSetLifecycleTest.SCHEMA, ops);
+        fx.store.flush();
+      }
+      // A delta of the first rowset, for the flush.
+      fx.apply(RowSetLifecycleTest.SCHEMA, List.of(new Op(RowOpType.UPDATE,
+          RowSetLifecycleTest.SCHEMA.newPartialRow().addInt("id", 1).addString("v", "x"))));
+      int layers = fx.store.diskLayerCount();
+      try (MaintenanceScheduler s = scheduler(new MaintenanceScheduler.Policy(
+          0, NEVER, NEVER, false, CompactionPolicy.DEFAULT), fx)) {
+        s.runOnce();
+        assertThat(s.flushes()).isEqualTo(1);
+        assertThat(s.compactions()).isZero();
+        assertThat(fx.store.diskLayerCount()).isEqualTo(layers + 1);
+      }
+      try (MaintenanceScheduler s = scheduler(new MaintenanceScheduler.Policy(
+          NEVER, NEVER, NEVER, true, CompactionPolicy.DEFAULT), fx)) {
+        s.runOnce();
+        assertThat(s.compactions()).isEqualTo(1);
+        CompactionStats st = s.compactionStats();
+        assertThat(st.count(CompactionResult.Kind.MERGE_ROWSETS)).isEqualTo(1);
+        assertThat(st.in(CompactionStats.Figure.ROWSETS)).isEqualTo(5);
+        assertThat(st.out(CompactionStats.Figure.ROWSETS)).isEqualTo(1);
+        assertThat(st.in(CompactionStats.Figure.LAYERS)).isEqualTo(layers + 1);
+        assertThat(st.out(CompactionStats.Figure.BYTES)).isPositive();
+        assertThat(fx.store.diskLayerCount()).isEqualTo(1);
+      }
+    }
+  }
 }

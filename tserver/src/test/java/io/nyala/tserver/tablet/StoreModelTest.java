@@ -11,7 +11,9 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 6, done-when 1: a seeded random workload of row operations, flushes, compactions, schema
+ * Issue 6, done-when 1: a seeded random workload of row operations, flushes, compactions (forced,
+ * and picked by random small policies: rowset merges, minor and major delta compactions), schema
  * changes and restarts (reopen from the superblock, then replay what came after its durable
  * index, as Ratis does) always scans to exactly what {@link StoreModel} holds, at the newest
  * state and at pinned older snapshots. A failure names its seed; {@code -Dmodel.seed=N} reruns
@@ -29,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StoreModelTest {
   private static final int KEYS = 60;
   @TempDir Path dir;
+  private final Map<CompactionResult.Kind, Integer> compactions =
+      new EnumMap<>(CompactionResult.Kind.class);
 
   /** One logged Raft entry: a write batch or a schema change. */
   private record Entry(long index, Schema writeSchema, List<Op> ops, Schema alter) {}
@@ -46,6 +51,11 @@ class StoreModelTest {
             + " (rerun with -Dmodel.seed=" + seed + "): " + e.getMessage(), e);
       }
     }
+    if (one == null) {
+      // The default seeds exercise every kind of policy compaction.
+      assertThat(compactions).as("policy compactions by kind")
+          .containsOnlyKeys(CompactionResult.Kind.values());
+    }
   }
 
   private void run(long seed, int steps, Path d) {
@@ -62,12 +72,17 @@ class StoreModelTest {
     try (StoreFixture fx = new StoreFixture(d, io.nyala.common.env.Env.plain(), false, schema)) {
       for (int step = 0; step < steps; step++) {
         int dice = rnd.nextInt(100);
-        if (dice < 70) {
+        if (dice < 68) {
           writeBatch(fx, model, log, rnd);
-        } else if (dice < 77) {
+        } else if (dice < 75) {
           fx.store.flush();
-        } else if (dice < 80) {
+        } else if (dice < 77) {
           fx.store.compact();
+        } else if (dice < 81) {
+          CompactionResult r = fx.store.compactIfNeeded(randomPolicy(rnd));
+          if (r != null) {
+            compactions.merge(r.kind(), 1, Integer::sum);
+          }
         } else if (dice < 84) {
           Schema next = alter(model.schema, rnd, nextId);
           fx.alter(next);
@@ -87,6 +102,13 @@ class StoreModelTest {
         check(fx, model, pinned, saved, rnd);
       }
     }
+  }
+
+  /** Small budgets and thresholds, so that every kind of compaction runs on a small tablet. */
+  private static CompactionPolicy randomPolicy(Random rnd) {
+    double[] ratios = {0, 0.5, 1000};
+    return new CompactionPolicy(1024L << rnd.nextInt(7), 2 + rnd.nextInt(3), 2 + rnd.nextInt(3),
+        ratios[rnd.nextInt(ratios.length)], rnd.nextBoolean() ? 1 : 1 << 20);
   }
 
   private static void writeBatch(StoreFixture fx, StoreModel model, List<Entry> log,

@@ -2,7 +2,6 @@ package io.nyala.tserver.tablet.cfile;
 
 import io.nyala.common.row.ByteReader;
 import io.nyala.common.row.ByteWriter;
-import java.util.List;
 
 /**
  * A bloom filter over encoded keys (about 10 bits and 7 probes per key, ~1% false positives), so
@@ -19,16 +18,16 @@ public final class BloomFilter {
     this.probes = probes;
   }
 
-  public static BloomFilter of(List<byte[]> keys) {
-    long nbits = Math.max(64, (long) keys.size() * BITS_PER_KEY);
-    BloomFilter f = new BloomFilter(new long[Math.toIntExact((nbits + 63) / 64)], PROBES);
-    for (byte[] k : keys) {
-      f.add(k);
-    }
-    return f;
+  /**
+   * An empty filter sized for {@code expectedKeys}, filled with {@link #add} as keys come. More
+   * keys than expected only raise the false-positive rate; writers pass an upper bound.
+   */
+  public static BloomFilter sized(long expectedKeys) {
+    long nbits = Math.max(64, expectedKeys * BITS_PER_KEY);
+    return new BloomFilter(new long[Math.toIntExact((nbits + 63) / 64)], PROBES);
   }
 
-  private void add(byte[] key) {
+  public void add(byte[] key) {
     long h = hash(key);
     long m = (long) bits.length * 64;
     for (int i = 0; i < probes; i++) {

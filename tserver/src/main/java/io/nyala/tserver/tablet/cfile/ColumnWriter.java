@@ -1,47 +1,72 @@
 package io.nyala.tserver.tablet.cfile;
 
-import io.nyala.common.row.ByteWriter;
 import io.nyala.common.schema.Type;
-import java.util.ArrayList;
-import java.util.List;
+import io.nyala.tserver.fs.BlockManager.WritableBlock;
+import java.util.Arrays;
 
 /**
- * Buffers one column's values and cuts them into framed pages of at most {@link #PAGE_ROWS}
- * values. The result is the column block's bytes plus the page directory a reader needs.
+ * Streams one column's values into its block as framed pages of at most {@link #PAGE_ROWS}
+ * values: only the page being filled is held in memory, each full page is encoded and appended
+ * to the block at once. {@link #finish()} writes the last page, finalizes the block and returns
+ * the page directory a reader needs.
  */
 public final class ColumnWriter {
-  static final int PAGE_ROWS = 256;
+  public static final int PAGE_ROWS = 256;
 
   private final Type type;
   private final boolean nullable;
-  private final List<Object> values = new ArrayList<>();
+  private final WritableBlock block;
+  private final Object[] page = new Object[PAGE_ROWS];
+  private int filled;
+  private int written;
+  private long bytes;
+  /** Page directory entries, grown as pages are written (a few bytes per page). */
+  private int[] firstOrdinals = new int[8];
+  private long[] offsets = new long[8];
+  private int pages;
 
-  public ColumnWriter(Type type, boolean nullable) {
+  public ColumnWriter(Type type, boolean nullable, WritableBlock block) {
     this.type = type;
     this.nullable = nullable;
+    this.block = block;
   }
 
   public void add(Object v) {
-    values.add(v);
+    page[filled++] = v;
+    if (filled == PAGE_ROWS) {
+      writePage();
+    }
   }
 
-  /** The block bytes and the directory of its pages. */
-  public record Output(byte[] block, PageDirectory directory) {}
+  /** Values added but not yet written to the block (at most one page). */
+  public int buffered() {
+    return filled;
+  }
 
-  public Output finish() {
-    Object[] all = values.toArray();
-    ByteWriter out = new ByteWriter(all.length * 8 + 64);
-    int pages = (all.length + PAGE_ROWS - 1) / PAGE_ROWS;
-    long[] offsets = new long[pages];
-    int[] first = new int[pages];
-    for (int p = 0; p < pages; p++) {
-      int from = p * PAGE_ROWS;
-      int n = Math.min(PAGE_ROWS, all.length - from);
-      byte[] payload = PageCodec.encode(type, nullable, all, from, n);
-      offsets[p] = out.size();
-      first[p] = from;
-      out.writeBytes(Checksums.frame(payload, payload.length));
+  private void writePage() {
+    byte[] payload = PageCodec.encode(type, nullable, page, 0, filled);
+    if (pages == offsets.length) {
+      offsets = Arrays.copyOf(offsets, pages * 2);
+      firstOrdinals = Arrays.copyOf(firstOrdinals, pages * 2);
     }
-    return new Output(out.toByteArray(), new PageDirectory(first, offsets, out.size()));
+    offsets[pages] = bytes;
+    firstOrdinals[pages] = written;
+    pages++;
+    byte[] framed = Checksums.frame(payload, payload.length);
+    block.append(framed);
+    bytes += framed.length;
+    written += filled;
+    Arrays.fill(page, 0, filled, null);
+    filled = 0;
+  }
+
+  /** Writes the last partial page, finalizes the block; the directory of its pages. */
+  public PageDirectory finish() {
+    if (filled > 0) {
+      writePage();
+    }
+    block.finalizeBlock();
+    return new PageDirectory(Arrays.copyOf(firstOrdinals, pages), Arrays.copyOf(offsets, pages),
+        bytes);
   }
 }

@@ -2,8 +2,9 @@ package io.nyala.tserver.tablet.cfile;
 
 import io.nyala.common.row.ByteReader;
 import io.nyala.common.row.ByteWriter;
+import io.nyala.tserver.fs.BlockManager.WritableBlock;
 import java.util.Arrays;
-import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * The sorted, distinct encoded keys of a rowset layer and, for each, the ordinal of its first row
@@ -51,15 +52,45 @@ public final class KeyIndex {
     return -i - 1;
   }
 
-  /** Framed bytes of the index for keys and their version counts. */
-  public static byte[] encode(List<byte[]> keys, List<Integer> versionCounts) {
-    ByteWriter w = new ByteWriter(keys.size() * 16 + 16);
-    w.writeInt(keys.size());
-    for (int i = 0; i < keys.size(); i++) {
-      w.writeLengthPrefixed(keys.get(i));
-      w.writeInt(versionCounts.get(i));
+  /**
+   * Builds the index key by key as a layer is written, holding it encoded (key bytes plus eight
+   * per key): the one part of a layer that stays in memory until the layer is finished.
+   */
+  public static final class Builder {
+    private final ByteWriter entries = new ByteWriter(4096);
+    private int count;
+
+    public void add(byte[] key, int versionCount) {
+      entries.writeLengthPrefixed(key);
+      entries.writeInt(versionCount);
+      count++;
     }
-    return Checksums.frame(w.array(), w.size());
+
+    public int size() {
+      return count;
+    }
+
+    /** Bytes held so far. */
+    public int heldBytes() {
+      return entries.size();
+    }
+
+    /** Appends the framed index ({@link Checksums} frame of count + entries) to {@code b}. */
+    public void writeTo(WritableBlock b) {
+      byte[] head = new byte[4];
+      Checksums.putInt(head, 0, count);
+      CRC32C crc = new CRC32C();
+      crc.update(head);
+      crc.update(entries.array(), 0, entries.size());
+      byte[] len = new byte[4];
+      Checksums.putInt(len, 0, 4 + entries.size());
+      byte[] tail = new byte[4];
+      Checksums.putInt(tail, 0, (int) crc.getValue());
+      b.append(len);
+      b.append(head);
+      b.append(entries.array(), 0, entries.size());
+      b.append(tail);
+    }
   }
 
   public static KeyIndex decode(byte[] framed, String block) {
