@@ -17,6 +17,9 @@ import io.nyala.tserver.fs.file.FileBlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
 import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.CompactionPolicy;
+import io.nyala.tserver.tablet.CompactionResult;
+import io.nyala.tserver.tablet.CompactionStats;
 import io.nyala.tserver.tablet.MaintenanceScheduler;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
@@ -26,6 +29,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -107,7 +112,8 @@ public class TabletServer extends ServerBase {
 
     storeMaintenance = new MaintenanceScheduler(new MaintenanceScheduler.Policy(
         topts.flushThresholdMb << 20, TimeUnit.SECONDS.toNanos(topts.flushThresholdSecs),
-        topts.memoryLimitMb << 20), this::openStores,
+        topts.memoryLimitMb << 20, topts.enableCompaction,
+        CompactionPolicy.withBudget(topts.compactionBudgetMb << 20)), this::openStores,
         LogContext.threadFactory(name, "tablet-maintenance"), topts.maintenanceIntervalMs);
     onClose(storeMaintenance);
 
@@ -215,6 +221,7 @@ public class TabletServer extends ServerBase {
         () -> storeMaintenance.flushMillis());
     metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
         () -> storeMaintenance.compactions());
+    registerCompactionGauges(storeMaintenance.compactionStats());
     metrics.gauge("tablet_memory_bytes", "In-memory row data of all tablets (unflushed)",
         () -> openStores().stream().mapToLong(BlockTabletStore::memoryBytes).sum());
     metrics.gauge("block_manager_blocks_under_management", "Live blocks",
@@ -230,6 +237,20 @@ public class TabletServer extends ServerBase {
     metrics.gauge("block_manager_dead_containers_deleted_total",
         "Containers deleted because no live block was left in them",
         () -> blockManager.metrics().deadContainersDeleted());
+  }
+
+  private void registerCompactionGauges(CompactionStats stats) {
+    for (CompactionResult.Kind k : CompactionResult.Kind.values()) {
+      metrics.gauge("tablet_compactions_by_kind_total", "Tablet compactions by kind",
+          Map.of("kind", k.name().toLowerCase(Locale.ROOT)), () -> stats.count(k));
+    }
+    for (CompactionStats.Figure f : CompactionStats.Figure.values()) {
+      String name = "tablet_compaction_" + f.name().toLowerCase(Locale.ROOT) + "_total";
+      String help = "Tablet compactions' " + f.name().toLowerCase(Locale.ROOT)
+          + " read (side=in) and written (side=out)";
+      metrics.gauge(name, help, Map.of("side", "in"), () -> stats.in(f));
+      metrics.gauge(name, help, Map.of("side", "out"), () -> stats.out(f));
+    }
   }
 
   private boolean isLeader(TabletReplica r) {

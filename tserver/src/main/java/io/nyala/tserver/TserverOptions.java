@@ -52,6 +52,18 @@ public class TserverOptions extends ServerOptions {
           + "tablets are flushed first until it is back under. Default: ${DEFAULT-VALUE}.")
   public long memoryLimitMb = 1024;
 
+  @Option(names = "--enable_compaction", defaultValue = "true", arity = "0..1",
+      fallbackValue = "true",
+      description = "Whether the maintenance thread compacts tablets (merges small rowsets and "
+          + "rowsets' delta layers); off, only flushes run, e.g. for a benchmark. "
+          + "Default: ${DEFAULT-VALUE}.")
+  public boolean enableCompaction = true;
+
+  @Option(names = "--compaction_budget_mb", defaultValue = "128",
+      description = "The most on-disk data (MiB) one compaction reads and rewrites, so a big "
+          + "tablet is compacted piecewise, never all at once. Default: ${DEFAULT-VALUE}.")
+  public long compactionBudgetMb = 128;
+
   @Option(names = "--maintenance_interval_ms", defaultValue = "250",
       description = "How often (ms) the maintenance thread checks flush and compaction "
           + "triggers. Default: ${DEFAULT-VALUE}.")

@@ -116,6 +116,8 @@ class TabletStorageTest {
     long live = ts.metrics().value("block_manager_blocks_under_management", Map.of());
     assertThat(live).isEqualTo(ts.blockManager().blockIds().size()).isPositive();
     assertThat(ts.metrics().value("tablet_flushes_total", Map.of())).isNotNegative();
+    assertThat(ts.metrics().value("tablet_compaction_bytes_total", Map.of("side", "in")))
+        .isNotNegative();
     // A crash between a block commit and the superblock write leaves blocks nobody lists.
     List<BlockId> orphans;
     try (BlockManager.CreationTransaction tx = ts.blockManager().newCreation()) {
