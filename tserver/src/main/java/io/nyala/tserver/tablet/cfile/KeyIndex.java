@@ -70,11 +70,6 @@ public final class KeyIndex {
       return count;
     }
 
-    /** Bytes held so far. */
-    public int heldBytes() {
-      return entries.size();
-    }
-
     /** Appends the framed index ({@link Checksums} frame of count + entries) to {@code b}. */
     public void writeTo(WritableBlock b) {
       byte[] head = new byte[4];
