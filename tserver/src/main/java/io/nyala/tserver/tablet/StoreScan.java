@@ -90,7 +90,7 @@ final class StoreScan {
     }
   }
 
-  static ScanPage page(ScanSpec spec, List<RowSet> view, Projection proj,
+  private static ScanPage page(ScanSpec spec, List<RowSet> view, Projection proj,
       byte[] resumeAfter, int maxRows) {
     MergeCursor m;
     if (resumeAfter != null) {
