@@ -68,6 +68,53 @@ class AlterTableIT {
     }
   }
 
+  /**
+   * Scanners opened before an ALTER: one finishes with its open-time columns (the renamed one
+   * under its old name, the added one absent, the dropped one it does not read no matter); one
+   * reading the dropped column fails naming it.
+   */
+  @Test
+  void scannersOpenedBeforeAnAlterFinishOrNameTheDroppedColumn() throws Exception {
+    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(1).build();
+        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+            .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
+      cluster.start();
+      NyalaTable table = client.createTable("scanned", TestRows.schema(),
+          new CreateTableOptions().setNumReplicas(1));
+      TestRows.insert(client, table, 0, 100);
+      NyalaScanner keeps = client.newScannerBuilder(table)
+          .setProjectedColumnNames(List.of("num", "key")).batchSizeRows(10).build();
+      NyalaScanner reads = client.newScannerBuilder(table)
+          .setProjectedColumnNames(List.of("key", "dbl")).batchSizeRows(10).build();
+      Map<Long, Integer> rows = new TreeMap<>();
+      readBatch(keeps, rows);
+      assertThat(reads.nextRows().getNumRows()).isEqualTo(10);
+
+      client.alterTable("scanned", new AlterTableOptions().addColumn("extra", Type.INT64, 42L)
+          .addNullableColumn("note", Type.STRING).renameColumn("num", "number")
+          .dropColumn("dbl"));
+      insertNew(client, client.openTable("scanned")); // keys 300..399, after the snapshot
+      while (keeps.hasMoreRows()) {
+        readBatch(keeps, rows);
+      }
+      keeps.close();
+      assertThat(rows).hasSize(100);
+      rows.forEach((k, num) -> assertThat(num).as("row %d", k).isEqualTo(TestRows.num(k)));
+      assertThatThrownBy(reads::nextRows)
+          .isInstanceOfSatisfying(NyalaException.class,
+              e -> assertThat(e.code()).isEqualTo(StatusCode.ILLEGAL_STATE))
+          .hasMessageContaining("column 'dbl'").hasMessageContaining("dropped");
+    }
+  }
+
+  private static void readBatch(NyalaScanner scanner, Map<Long, Integer> rows) {
+    for (RowResult r : scanner.nextRows()) {
+      assertThat(r.getSchema().columns()).extracting(ColumnSchema::name)
+          .containsExactly("num", "key");
+      rows.put(r.getLong("key"), r.getInt("num"));
+    }
+  }
+
   private static void insertNew(NyalaClient client, NyalaTable table) {
     try (NyalaSession s = client.newSession()) {
       s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);

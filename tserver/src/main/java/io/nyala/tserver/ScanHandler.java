@@ -28,7 +28,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 /**
  * The Scan RPC. The first call resolves projection and predicates, obtains the read point (a
  * linearizable Raft read for READ_LATEST, or waits for the asked snapshot to be applied), pins it
- * and opens a scanner; every page then reads that same snapshot.
+ * and opens a scanner; every page then reads that same snapshot with those same columns, by id,
+ * even after an ALTER (each response names them as they were at the open).
  */
 final class ScanHandler {
   private static final long SNAPSHOT_WAIT_MS = 10_000;

@@ -2,7 +2,9 @@ package io.nyala.tserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.ColumnPredicatePB;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
@@ -11,17 +13,24 @@ import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
 import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
 import io.nyala.common.proto.tserver.ChangeConfigTypePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.NewScanRequestPB;
+import io.nyala.common.proto.tserver.ScanRequestPB;
+import io.nyala.common.proto.tserver.ScanResponsePB;
 import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.row.ColumnPredicate;
+import io.nyala.common.row.RowBlock;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.tablet.TabletStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +38,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** ALTER_SCHEMA on a real three-replica tablet, across a restart of every tablet server. */
+/**
+ * ALTER_SCHEMA on a real three-replica tablet, across a restart of every tablet server, and
+ * under a scanner opened before it (through the Scan RPC).
+ */
 @Timeout(120)
 class AlterSchemaTest {
   private static final ColumnSchema ID =
@@ -144,6 +156,93 @@ class AlterSchemaTest {
     assertRows(joiner);
   }
 
+  /**
+   * A scanner opened before ALTERs, later writes, flushes and compactions finishes with its
+   * snapshot's rows, under its open-time column names, its predicate still on the renamed column.
+   */
+  @Test
+  void aScannerOpenedBeforeAltersFinishesWithItsSnapshotAndProjection() {
+    startCluster();
+    TabletServer leader = TserverFixture.awaitLeader(tablet, servers);
+    assertOk(fx.write(leader, write(V0, 0, 30, r -> {})));
+    // v < "value-2" as strings: value-0, value-1, value-10..value-19. Every later value
+    // ("later-…", "again-…") would pass it too, had it leaked into the snapshot.
+    ScanResponsePB r = openScan(leader, 2, List.of("v", "id"),
+        ColumnPredicate.comparison("v", ColumnPredicate.Op.LESS, "value-2").toPb(V0));
+    TabletStore store = leader.tabletManager().get(tablet).stateMachine().store();
+    List<Runnable> between = List.of(
+        () -> alter(leader, V1),
+        () -> assertOk(fx.write(leader, write(V1, RowOpType.UPSERT, 0, 40, relabel("later-")))),
+        store::flush,
+        store::compact,
+        () -> alter(leader, V2),
+        () -> assertOk(fx.write(leader, write(V2, RowOpType.UPSERT, 5, 15, relabel("again-")))),
+        store::flush,
+        store::compact);
+    List<List<Object>> rows = new ArrayList<>();
+    int pages = 0;
+    while (true) {
+      assertThat(r.hasError()).as(r.getError().getMessage()).isFalse();
+      Schema projection = Schema.fromPb(r.getProjection());
+      assertThat(projection.columns()).extracting(ColumnSchema::name).containsExactly("v", "id");
+      RowBlock.decode(projection, r.getData()).forEach(row -> rows.add(Arrays.asList(row)));
+      if (pages < between.size()) {
+        between.get(pages).run();
+      }
+      pages++;
+      if (!r.getHasMoreResults()) {
+        break;
+      }
+      r = nextPage(leader, r.getScannerId(), pages);
+    }
+    assertThat(pages).as("pages").isGreaterThanOrEqualTo(between.size());
+    List<List<Object>> expected = new ArrayList<>();
+    for (int k : new int[] {0, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+      expected.add(List.of("value-" + k, k));
+    }
+    assertThat(rows).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void aScannerReadingAColumnThatIsDroppedFailsNamingIt() {
+    startCluster();
+    TabletServer leader = TserverFixture.awaitLeader(tablet, servers);
+    alter(leader, V1);
+    assertOk(fx.write(leader, write(V1, 0, 10, r -> r.addString("tmp", "x"))));
+    ScanResponsePB r = openScan(leader, 4, List.of("id", "tmp"), null);
+    assertThat(r.hasError()).as(r.getError().getMessage()).isFalse();
+    alter(leader, V2);
+    ScanResponsePB failed = nextPage(leader, r.getScannerId(), 1);
+    assertThat(failed.getError().getCode()).isEqualTo(StatusCodePB.ILLEGAL_STATE);
+    assertThat(failed.getError().getMessage()).contains(tablet).contains("'tmp' (id 4)")
+        .contains("schema version 1").contains("version 2");
+    // The failed scanner is closed, its snapshot released.
+    assertThat(nextPage(leader, r.getScannerId(), 2).getError().getCode())
+        .isEqualTo(StatusCodePB.NOT_FOUND);
+  }
+
+  private ScanResponsePB openScan(TabletServer leader, int batch, List<String> columns,
+      ColumnPredicatePB predicate) {
+    NewScanRequestPB.Builder n = NewScanRequestPB.newBuilder().setTabletId(tablet)
+        .addAllProjectedColumns(columns);
+    if (predicate != null) {
+      n.addPredicates(predicate);
+    }
+    return fx.data(leader).scan(ScanRequestPB.newBuilder().setBatchSizeRows(batch)
+        .setNewScanRequest(n).build());
+  }
+
+  /** The next page, of one row. */
+  private ScanResponsePB nextPage(TabletServer leader, ByteString scannerId, int seq) {
+    return fx.data(leader).scan(ScanRequestPB.newBuilder().setScannerId(scannerId)
+        .setCallSeqId(seq).setBatchSizeRows(1).build());
+  }
+
+  /** Sets label to {@code prefix} + the row's key. */
+  private static Consumer<PartialRow> relabel(String prefix) {
+    return r -> r.addString("label", prefix + r.get("id"));
+  }
+
   private void startCluster() {
     for (int i = 0; i < 3; i++) {
       TserverOptions o = TserverFixture.options(dir.resolve("ts" + i), TserverFixture.freePort());
@@ -182,12 +281,17 @@ class AlterSchemaTest {
   }
 
   private WriteRequestPB write(Schema s, int from, int to, Consumer<PartialRow> more) {
+    return write(s, RowOpType.INSERT, from, to, more);
+  }
+
+  private WriteRequestPB write(Schema s, RowOpType type, int from, int to,
+      Consumer<PartialRow> more) {
     List<RowOperations.Op> ops = new ArrayList<>();
     String valueColumn = s.hasColumn("v") ? "v" : "label";
     for (int i = from; i < to; i++) {
       PartialRow row = s.newPartialRow().addInt("id", i).addString(valueColumn, "value-" + i);
       more.accept(row);
-      ops.add(new RowOperations.Op(RowOpType.INSERT, row));
+      ops.add(new RowOperations.Op(type, row));
     }
     return WriteRequestPB.newBuilder().setTabletId(tablet).setSchema(s.toPb())
         .setRowOperations(RowOperations.encode(s, ops)).build();

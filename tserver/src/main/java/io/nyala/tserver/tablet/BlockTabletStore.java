@@ -248,6 +248,11 @@ public final class BlockTabletStore implements TabletStore {
     return rowsets;
   }
 
+  /** Reads rows of any schema as rows of the current one; changes with it under {@link #lock}. */
+  Projection projection() {
+    return projection;
+  }
+
   /** Installs a new rowset list built from the current one; caller holds {@link #lock}. */
   void setRowsetsLocked(List<RowSet> next) {
     rowsets = List.copyOf(next);
@@ -318,35 +323,7 @@ public final class BlockTabletStore implements TabletStore {
 
   @Override
   public ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows) {
-    if (maxRows < 1) {
-      throw NyalaException.invalidArgument("a scan page needs room for at least one row");
-    }
-    List<RowSet> view;
-    Projection proj;
-    List<DiskLayer> held = new ArrayList<>();
-    synchronized (lock) {
-      view = rowsets;
-      proj = projection;
-      if (spec.projection().version() != proj.target().version()) {
-        // The spec's column positions are those of its schema version, not the current one.
-        throw NyalaException.illegalState("the tablet's schema changed from version %d to %d "
-            + "during the scan; start a new scan", spec.projection().version(),
-            proj.target().version());
-      }
-      // Under the lock every disk layer of the current list still has the store's reference.
-      for (RowSet rs : view) {
-        for (DiskLayer d : rs.diskLayers()) {
-          if (d.retain()) {
-            held.add(d);
-          }
-        }
-      }
-    }
-    try {
-      return StoreScan.page(spec, view, proj, resumeAfter, maxRows);
-    } finally {
-      held.forEach(DiskLayer::release);
-    }
+    return StoreScan.scan(this, spec, resumeAfter, maxRows);
   }
 
   @Override

@@ -6,10 +6,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a scan reads: projected columns (as positions in the tablet schema), predicates bound to
- * the tablet schema, the encoded key range [start, stop) (empty = unbounded) and the snapshot.
+ * What a scan reads, fixed when the scan opens: the tablet {@code schema} it was resolved against,
+ * the projected columns (as positions in that schema), predicates bound to it, the encoded key
+ * range [start, stop) (empty = unbounded) and the snapshot. The columns are those of
+ * {@code schema}, so by column id: a page read after an ALTER still returns them under their
+ * open-time names, and never a column added since (see {@link StoreScan}).
  */
-public record ScanSpec(Schema projection, int[] projectedIndexes,
+public record ScanSpec(Schema schema, Schema projection, int[] projectedIndexes,
     List<ColumnPredicate> predicates, int[] predicateIndexes,
     byte[] startKey, byte[] stopKey, long snapshot) {
 
@@ -28,14 +31,14 @@ public record ScanSpec(Schema projection, int[] projectedIndexes,
       pidx[i] = schema.columnIndex(p.column());
       bound.add(p.bind(schema));
     }
-    return new ScanSpec(projection, idx, List.copyOf(bound), pidx,
+    return new ScanSpec(schema, projection, idx, List.copyOf(bound), pidx,
         startKey == null ? new byte[0] : startKey, stopKey == null ? new byte[0] : stopKey,
         snapshot);
   }
 
   /** The same spec at another snapshot. */
   public ScanSpec atSnapshot(long newSnapshot) {
-    return new ScanSpec(projection, projectedIndexes, predicates, predicateIndexes,
+    return new ScanSpec(schema, projection, projectedIndexes, predicates, predicateIndexes,
         startKey, stopKey, newSnapshot);
   }
 }

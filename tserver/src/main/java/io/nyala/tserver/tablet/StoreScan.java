@@ -1,7 +1,10 @@
 package io.nyala.tserver.tablet;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.row.KeyEncoder;
+import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
+import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.MergeCursor;
 import io.nyala.tserver.tablet.rowset.Projection;
 import io.nyala.tserver.tablet.rowset.RowSet;
@@ -10,14 +13,84 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One page of a {@link BlockTabletStore} scan over a fixed view of its rowsets (whose disk
- * layers the caller holds): merge the rowsets by key, take each key's version visible at the
- * snapshot (read through the current schema's projection), filter, project.
+ * One page of a {@link BlockTabletStore} scan: take the rowsets as they are now (holding their
+ * disk layers for the page), merge them by key, take each key's version visible at the snapshot,
+ * filter, project.
+ *
+ * <p>Scans across schema changes: the spec's columns are fixed at open, by column id, and every
+ * page reads the layers of that moment through a {@link Projection} onto the spec's own schema.
+ * Layers of older schemas read an added column's default; layers of newer ones (written or
+ * rewritten after an ALTER) are matched by id, so a renamed column keeps its data and its
+ * open-time name, and a column added after the open is simply not read.
+ *
+ * <p>A column the scan reads (projected or in a predicate) that was dropped after the open fails
+ * the page with ILLEGAL_STATE naming it. Its values at the snapshot do exist before the drop, but
+ * nothing keeps them afterwards: a flush after the ALTER writes the frozen in-memory rows in the
+ * new schema, and compaction rewrites every disk layer in it, both without the column, and scans
+ * hold layers only for the length of a page. Returning them would mean holding every layer (and
+ * flushed in-memory layer) of the open for the scan's life; failing as soon as the store's schema
+ * lacks the column, rather than when its data happens to be gone, keeps the outcome independent
+ * of flush and compaction timing.
  */
 final class StoreScan {
   private StoreScan() {}
 
-  static ScanPage page(ScanSpec spec, List<RowSet> view, Projection proj,
+  static ScanPage scan(BlockTabletStore store, ScanSpec spec, byte[] resumeAfter, int maxRows) {
+    if (maxRows < 1) {
+      throw NyalaException.invalidArgument("a scan page needs room for at least one row");
+    }
+    List<RowSet> view;
+    Projection read;
+    List<DiskLayer> held = new ArrayList<>();
+    synchronized (store.lock) {
+      // Rowsets and schema change together under the lock: the view matches the schema checked.
+      view = store.rowsets();
+      read = readProjection(store.tabletId, spec, store.projection());
+      // Under the lock every disk layer of the current list still has the store's reference.
+      for (RowSet rs : view) {
+        for (DiskLayer d : rs.diskLayers()) {
+          if (d.retain()) {
+            held.add(d);
+          }
+        }
+      }
+    }
+    try {
+      return page(spec, view, read, resumeAfter, maxRows);
+    } finally {
+      held.forEach(DiskLayer::release);
+    }
+  }
+
+  /**
+   * The projection a page of {@code spec} reads through: the store's own while the schema has not
+   * changed since the open, else one onto the spec's schema, once every column the scan reads is
+   * known to still exist (a column of the current schema is in every layer written since it was
+   * added, so a layer lacking it predates it and its default is the right value).
+   */
+  private static Projection readProjection(String tabletId, ScanSpec spec, Projection current) {
+    Schema now = current.target();
+    if (spec.schema().equals(now)) {
+      return current;
+    }
+    checkNotDropped(tabletId, spec, spec.projectedIndexes(), now);
+    checkNotDropped(tabletId, spec, spec.predicateIndexes(), now);
+    return new Projection(spec.schema());
+  }
+
+  private static void checkNotDropped(String tabletId, ScanSpec spec, int[] columns, Schema now) {
+    for (int i : columns) {
+      ColumnSchema c = spec.schema().column(i);
+      if (Projection.indexOf(now, c) < 0) {
+        throw NyalaException.illegalState("tablet %s: column '%s' (id %d) read by this scan was "
+            + "dropped after the scan opened with schema version %d (the tablet is at version "
+            + "%d); start a new scan", tabletId, c.name(), c.id(), spec.schema().version(),
+            now.version());
+      }
+    }
+  }
+
+  private static ScanPage page(ScanSpec spec, List<RowSet> view, Projection proj,
       byte[] resumeAfter, int maxRows) {
     MergeCursor m;
     if (resumeAfter != null) {
@@ -35,7 +108,7 @@ final class StoreScan {
         return new ScanPage(out, last, true);
       }
       Version v = m.visibleAt(spec.snapshot(), proj);
-      if (v == null || v.isTombstone() || !matches(spec, proj.target(), v.row())) {
+      if (v == null || v.isTombstone() || !matches(spec, v.row())) {
         continue;
       }
       out.add(project(spec, v.row()));
@@ -44,10 +117,11 @@ final class StoreScan {
     return new ScanPage(out, last, false);
   }
 
-  private static boolean matches(ScanSpec spec, Schema schema, Object[] row) {
+  /** Predicates by the spec's own positions: rows come in the spec's schema (same types). */
+  private static boolean matches(ScanSpec spec, Object[] row) {
     for (int i = 0; i < spec.predicateIndexes().length; i++) {
       int c = spec.predicateIndexes()[i];
-      if (!spec.predicates().get(i).test(schema.column(c).type(), row[c])) {
+      if (!spec.predicates().get(i).test(spec.schema().column(c).type(), row[c])) {
         return false;
       }
     }

@@ -63,7 +63,12 @@ public interface TabletStore {
   /** Releases a pin; versions only it needed become collectable. */
   void unpin(long snapshot);
 
-  /** Reads up to {@code maxRows} rows after {@code resumeAfter} (exclusive; null = from the start). */
+  /**
+   * Reads up to {@code maxRows} rows after {@code resumeAfter} (exclusive; null = from the start).
+   * The pages of one scan may straddle {@link #alterSchema}: the spec's columns are read by id,
+   * under their names in {@link ScanSpec#schema()}; ILLEGAL_STATE if one it reads (projected or
+   * in a predicate) has been dropped since.
+   */
   ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows);
 
   /** Live rows at the newest state. */

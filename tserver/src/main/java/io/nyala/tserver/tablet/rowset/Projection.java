@@ -54,13 +54,17 @@ public final class Projection {
     int[] map = new int[target.columnCount()];
     boolean identity = from.columnCount() == map.length;
     for (int i = 0; i < map.length; i++) {
-      map[i] = find(from, target.column(i));
+      map[i] = indexOf(from, target.column(i));
       identity &= map[i] == i;
     }
     return identity ? null : map;
   }
 
-  private static int find(Schema from, ColumnSchema c) {
+  /**
+   * The position in {@code from} of column {@code c} of another version of the schema (same id,
+   * or same name when ids are unassigned, and same type), or -1 if {@code from} lacks it.
+   */
+  public static int indexOf(Schema from, ColumnSchema c) {
     for (int j = 0; j < from.columnCount(); j++) {
       ColumnSchema f = from.column(j);
       boolean same = c.id() != 0 && f.id() != 0 ? c.id() == f.id() : c.name().equals(f.name());
