@@ -2,6 +2,7 @@ package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.env.Env;
+import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
@@ -87,6 +88,7 @@ final class StoreMaintenance {
         store.setRowsetsLocked(next);
       }
       writeSuperblock(f.index(), f.term(), f.schema(), f.liveRows());
+      CrashPoints.maybeCrash(StoreCrashPoints.FLUSH_AFTER_SUPERBLOCK);
       LOG.debug("tablet {}: flushed {} rowsets up to index {}", store.tabletId, written.size(),
           f.index());
       return true;
@@ -122,6 +124,7 @@ final class StoreMaintenance {
       }
       if (!ids.isEmpty()) {
         txn.commit();
+        CrashPoints.maybeCrash(StoreCrashPoints.FLUSH_BEFORE_SUPERBLOCK);
       }
     }
     return openAll(ids);
@@ -228,6 +231,7 @@ final class StoreMaintenance {
     }
     installCompaction(inputs, out);
     writeSuperblock(sb.durableIndex(), sb.durableTerm(), sb.schema(), sb.liveRows());
+    CrashPoints.maybeCrash(StoreCrashPoints.COMPACTION_BEFORE_RELEASE);
     old.forEach(DiskLayer::release);
     LOG.debug("tablet {}: compacted {} rowsets ({} layers)", store.tabletId, inputs.size(),
         old.size());
