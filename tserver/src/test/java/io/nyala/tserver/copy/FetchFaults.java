@@ -19,8 +19,10 @@ final class FetchFaults implements ServerInterceptor {
     NONE,
     /** The call fails as if the connection broke. */
     UNAVAILABLE,
-    /** The call fails as if its deadline passed. */
+    /** The server answers that the deadline passed. */
     DEADLINE_EXCEEDED,
+    /** The call is never answered: the client's own deadline ends it. */
+    STALL,
     /** The answer arrives with a CRC that does not match its data. */
     BAD_CRC,
     /** The session expires just before the call is served. */
@@ -53,6 +55,9 @@ final class FetchFaults implements ServerInterceptor {
       }
       case DEADLINE_EXCEEDED -> {
         return fail(call, Status.DEADLINE_EXCEEDED);
+      }
+      case STALL -> {
+        return new ServerCall.Listener<>() {}; // gRPC cancels the call at the client's deadline
       }
       case BAD_CRC -> {
         return next.startCall(new BadCrc<>(call), headers);

@@ -101,8 +101,12 @@ class TabletCopyClientTest {
   }
 
   private TermIndex copy(HostPort source) throws Exception {
+    return copy(source, OPTIONS);
+  }
+
+  private TermIndex copy(HostPort source, TabletCopyClient.Options options) throws Exception {
     BlockImageInstaller into = new BlockImageInstaller(env, blocks, superblockFile(), () -> {});
-    TabletCopyClient client = new TabletCopyClient(channels, "dest", executor, metrics, OPTIONS);
+    TabletCopyClient client = new TabletCopyClient(channels, "dest", executor, metrics, options);
     return client.copy("t1", source, into).get(30, TimeUnit.SECONDS);
   }
 
@@ -132,11 +136,12 @@ class TabletCopyClientTest {
     BytesImage image = image(7, new long[] {11, 12, 13, 14},
         new int[] {100_000, 50_000, 1, 70_001}, imagesClosed);
     images.add(image);
-    // Every 3rd fetch breaks, alternating connection loss and deadline; every 5th has a bad CRC.
-    HostPort source = serve(n -> n % 3 == 0 ? (n % 2 == 0 ? Fault.UNAVAILABLE
-        : Fault.DEADLINE_EXCEEDED) : n % 5 == 0 ? Fault.BAD_CRC : Fault.NONE);
+    // Every 3rd fetch breaks, alternating connection loss and a deadline error; every 5th has a
+    // bad CRC; the 4th is never answered, so the client's own (short) deadline ends it.
+    HostPort source = serve(n -> n == 4 ? Fault.STALL : n % 3 == 0 ? (n % 2 == 0
+        ? Fault.UNAVAILABLE : Fault.DEADLINE_EXCEEDED) : n % 5 == 0 ? Fault.BAD_CRC : Fault.NONE);
 
-    TermIndex ti = copy(source);
+    TermIndex ti = copy(source, new TabletCopyClient.Options(CHUNK, 1_000, 4, 1, 4, 3));
 
     assertThat(ti.getIndex()).isEqualTo(7);
     assertInstalled(image);
