@@ -141,9 +141,4 @@ public final class CrashPoints {
     LongAdder a = reached.get(point);
     return a == null ? 0 : a.sum();
   }
-
-  /** The armed points and their fractions. */
-  public Map<String, Double> armed() {
-    return fractions;
-  }
 }
