@@ -9,15 +9,14 @@ import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
+import io.nyala.common.fault.CrashPoints;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
+import io.nyala.tserver.tablet.StoreCrashPoints;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -28,33 +27,38 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * SIGKILL while the tablet servers flush continuously (tiny flush thresholds). A writer records
- * every key it attempted and every key the cluster acknowledged; one tablet server is killed
- * after it has flushed a few times and restarted. Then every acknowledged row must be present
- * and correct, no key outside the attempted set may appear, and the killed server's startup GC
- * must have left no orphaned block: a second (graceful) restart deletes none.
+ * A tablet server crashes inside a flush while the servers flush continuously (tiny flush
+ * thresholds): the victim runs with the crash point {@code flush_before_superblock} armed, so it
+ * halts by itself after a flush's blocks are committed and before the superblock lists them.
+ * A writer records every key it attempted and every key the cluster acknowledged. The victim is
+ * restarted without the fault; then every acknowledged row must be present and correct, no key
+ * outside the attempted set may appear, the first start must have deleted the crash's orphaned
+ * blocks and a second (graceful) restart must find none.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CrashDuringFlushIT {
   private static final int VICTIM = 1;
-  private static final Pattern FLUSHES =
-      Pattern.compile("(?m)^tablet_flushes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
-  private static final String LOADED = "loaded metadata of";
-  private static final Pattern ORPHANS = Pattern.compile("deleted (\\d+) orphaned blocks");
+  /** One flush in four crashes: usually after some flushes, so superblocks exist already. */
+  private static final String CRASH_IN_FLUSH = "--fault_crash_points="
+      + StoreCrashPoints.FLUSH_BEFORE_SUPERBLOCK + "=0.25";
+  private static final String FLUSHES = "tablet_flushes_total";
+  private static final String ORPHANS = "tablet_orphaned_blocks_deleted_at_start";
 
   @Test
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
-  void killMidFlushLosesNoAcknowledgedRowAndLeavesNoOrphanedBlocks() throws Exception {
+  void crashMidFlushLosesNoAcknowledgedRowAndLeavesNoOrphanedBlocks() throws Exception {
     try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).tserverFlag("--heartbeat_interval_ms=300")
             .tserverFlag("--flush_threshold_mb=1").tserverFlag("--flush_threshold_secs=1")
-            .tserverFlag("--maintenance_interval_ms=50").build();
+            .tserverFlag("--maintenance_interval_ms=50").tserverFlag(VICTIM, CRASH_IN_FLUSH)
+            .build();
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
             .defaultOperationTimeoutMs(30_000).defaultRpcTimeoutMs(3_000).build()) {
       NyalaTable table = client.createTable("crashflush", TestRows.schema(),
@@ -65,19 +69,22 @@ class CrashDuringFlushIT {
       AtomicLong nextKey = new AtomicLong();
       CompletableFuture<Void> writer = CompletableFuture.runAsync(
           () -> write(client, table, nextKey, attempted, acked, stop));
+      double firstOrphans;
       try {
-        await("tablet server " + VICTIM + " flushed a few times").atMost(Duration.ofSeconds(60))
-            .pollInterval(Duration.ofMillis(200))
-            .until(() -> flushes(cluster, VICTIM) >= 5 || writer.isDone());
-        double flushedAtKill = flushes(cluster, VICTIM);
-        cluster.killTabletServer(VICTIM);
-        System.out.printf("killed %s after %.0f flushes, %d rows acknowledged%n",
-            cluster.tabletServer(VICTIM).name(), flushedAtKill, acked.size());
-        int atKill = acked.size();
+        await("tablet server " + VICTIM + " crashed inside a flush").atMost(Duration.ofSeconds(60))
+            .until(() -> cluster.tabletServerExitStatus(VICTIM).isPresent() || writer.isDone());
+        assertThat(cluster.tabletServerExitStatus(VICTIM)).as("exit status of %s",
+            cluster.tabletServer(VICTIM).name()).hasValue(CrashPoints.EXIT_CODE);
+        System.out.printf("%s crashed at %s, %d rows acknowledged%n",
+            cluster.tabletServer(VICTIM).name(), StoreCrashPoints.FLUSH_BEFORE_SUPERBLOCK,
+            acked.size());
+        int atCrash = acked.size();
         await("writes acknowledged with tablet server " + VICTIM + " dead")
             .atMost(Duration.ofSeconds(60))
-            .until(() -> acked.size() >= atKill + 500 || writer.isDone());
+            .until(() -> acked.size() >= atCrash + 500 || writer.isDone());
+        cluster.setTabletServerFlags(VICTIM);
         cluster.startTabletServer(VICTIM);
+        firstOrphans = awaitMetric(cluster, ORPHANS);
         int atRestart = acked.size();
         await("writes acknowledged after the restart").atMost(Duration.ofSeconds(60))
             .until(() -> acked.size() >= atRestart + 500 || writer.isDone());
@@ -85,6 +92,9 @@ class CrashDuringFlushIT {
         stop.set(true);
         writer.get(60, TimeUnit.SECONDS); // rethrows the writer's failure, if any
       }
+      System.out.printf("first start after the crash deleted %.0f orphaned blocks%n",
+          firstOrphans);
+      assertThat(firstOrphans).as("orphaned blocks deleted by the first start").isPositive();
 
       Map<Long, String> rows = TestRows.scanAll(client, table);
       Set<Long> missing = new HashSet<>(acked);
@@ -95,37 +105,38 @@ class CrashDuringFlushIT {
       assertThat(neverWritten).as("keys never written").isEmpty();
       rows.forEach((k, v) -> assertThat(v).as("row %d", k).isEqualTo(TestRows.expected(k)));
 
-      Path log = cluster.dataRoot().resolve(cluster.tabletServer(VICTIM).name())
-          .resolve("server.log");
-      assertThat(log).exists();
-      String afterCrash = sinceLastStart(log);
-      Matcher m = ORPHANS.matcher(afterCrash);
-      String cleaned = m.find() ? m.group(1) : "0";
-      System.out.printf("first start after the kill deleted %s orphaned blocks%n", cleaned);
       cluster.restartTabletServer(VICTIM);
-      assertThat(sinceLastStart(log)).as("second start after the crash (first deleted %s "
-          + "orphaned blocks)", cleaned).contains(LOADED).doesNotContainPattern(ORPHANS);
+      double secondOrphans = awaitMetric(cluster, ORPHANS);
+      System.out.printf("second start deleted %.0f orphaned blocks; %.0f flushes since%n",
+          secondOrphans, metric(cluster, FLUSHES));
+      assertThat(secondOrphans).as("orphaned blocks deleted by the second start (the first "
+          + "deleted %.0f)", firstOrphans).isZero();
     }
   }
 
-  /** The victim's log from its latest start on (the log is appended to across starts). */
-  private static String sinceLastStart(Path log) throws Exception {
-    String s = Files.readString(log, StandardCharsets.UTF_8);
-    int at = s.lastIndexOf(LOADED);
-    assertThat(at).as("a start logged in %s", log).isNotNegative();
-    return s.substring(at);
+  /** A metric of the victim once its web server answers (it starts after RPC). */
+  private static double awaitMetric(MiniCluster cluster, String name) {
+    AtomicReference<Double> v = new AtomicReference<>(-1.0);
+    await(name + " of tablet server " + VICTIM).atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> {
+          v.set(metric(cluster, name));
+          return v.get() >= 0;
+        });
+    return v.get();
   }
 
-  /** The tablet server's {@code tablet_flushes_total}; 0 if it does not answer. */
-  private static double flushes(MiniCluster cluster, int index) {
+  /** A gauge or counter of the victim; -1 if it does not answer or has no such series. */
+  private static double metric(MiniCluster cluster, String name) {
     try {
       HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create(cluster.tabletServer(index).webUrl() + "/metrics"))
+              URI.create(cluster.tabletServer(VICTIM).webUrl() + "/metrics"))
           .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-      Matcher m = FLUSHES.matcher(r.body());
-      return m.find() ? Double.parseDouble(m.group(1)) : 0;
+      Matcher m = Pattern.compile("(?m)^" + name + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
+          .matcher(r.body());
+      return m.find() ? Double.parseDouble(m.group(1)) : -1;
     } catch (Exception e) {
-      return 0;
+      return -1;
     }
   }
 

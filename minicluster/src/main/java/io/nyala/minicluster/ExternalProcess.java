@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +88,12 @@ final class ExternalProcess {
 
   boolean isAlive() {
     return process.isAlive();
+  }
+
+  /** Its exit status once it has ended, else empty. */
+  OptionalInt exitStatus() {
+    return process.isAlive() ? OptionalInt.empty()
+        : OptionalInt.of(process.exitValue());
   }
 
   /** SIGKILL, and wait for the process to be gone. */

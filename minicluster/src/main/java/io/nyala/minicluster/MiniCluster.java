@@ -13,7 +13,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -71,6 +74,7 @@ public final class MiniCluster implements AutoCloseable {
       tservers.add(new ServerNode(ServerRole.TABLET_SERVER, i, dataRoot, prefix + "." + (11 + i),
           TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
           TabletServer.DEFAULT_WEB_PORT, masterAddrs, tserverFlags, b.mode, b.jvmOptions));
+      tservers.get(i).setOwnFlags(b.ownTserverFlags.getOrDefault(i, List.of()));
     }
   }
 
@@ -281,6 +285,23 @@ public final class MiniCluster implements AutoCloseable {
     startTabletServer(index);
   }
 
+  /**
+   * Replaces the flags of one tablet server for its later starts (applied after the builder's
+   * {@code tserverFlag}s, so they win); no flags clears them. E.g. restart one server with a
+   * {@code --fault_crash_points} flag, and again without it.
+   */
+  public void setTabletServerFlags(int index, String... flags) {
+    tservers.get(index).setOwnFlags(List.of(flags));
+  }
+
+  /**
+   * The exit status of a tablet server process that ended by itself (EXTERNAL mode), e.g.
+   * {@code CrashPoints.EXIT_CODE}; empty while it runs, after a stop or kill, and in-process.
+   */
+  public OptionalInt tabletServerExitStatus(int index) {
+    return tservers.get(index).exitStatus();
+  }
+
   /** SIGKILLs a tablet server (EXTERNAL mode; NOT_SUPPORTED in-process). */
   public void killTabletServer(int index) {
     tservers.get(index).kill();
@@ -402,6 +423,7 @@ public final class MiniCluster implements AutoCloseable {
         "-XX:TieredStopAtLevel=1"));
     private final List<String> masterFlags = new ArrayList<>();
     private final List<String> tserverFlags = new ArrayList<>();
+    private final Map<Integer, List<String>> ownTserverFlags = new HashMap<>();
 
     private Builder() {}
 
@@ -448,6 +470,15 @@ public final class MiniCluster implements AutoCloseable {
     /** A flag for every tablet server, e.g. {@code "--heartbeat_interval_ms=200"}. */
     public Builder tserverFlag(String flag) {
       tserverFlags.add(flag);
+      return this;
+    }
+
+    /**
+     * A flag for one tablet server (0-based index), applied after those for every server; see
+     * {@link MiniCluster#setTabletServerFlags} to change it between starts.
+     */
+    public Builder tserverFlag(int index, String flag) {
+      ownTserverFlags.computeIfAbsent(index, i -> new ArrayList<>()).add(flag);
       return this;
     }
 

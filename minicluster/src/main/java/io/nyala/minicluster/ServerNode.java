@@ -11,6 +11,7 @@ import io.nyala.tserver.TserverOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import picocli.CommandLine;
 
 /**
@@ -27,6 +28,8 @@ final class ServerNode {
   private final HostPort http;
   /** Flags given by the builder, applied after the minicluster's own so they win. */
   private final List<String> extraFlags;
+  /** This server's own flags, applied last; changed between starts. Guarded by this. */
+  private List<String> ownFlags = List.of();
   private final List<String> masterAddresses;
 
   private final ProcessMode mode;
@@ -55,7 +58,7 @@ final class ServerNode {
   }
 
   /** The full command line this server runs with. */
-  List<String> flags() {
+  synchronized List<String> flags() {
     List<String> f = new ArrayList<>();
     f.add("--server_name=" + name);
     f.add("--fs_wal_dir=" + root.resolve("wal"));
@@ -65,7 +68,18 @@ final class ServerNode {
     f.add("--webserver_port=" + http.port());
     f.add("--master_addresses=" + String.join(",", masterAddresses));
     f.addAll(extraFlags);
+    f.addAll(ownFlags);
     return f;
+  }
+
+  /** Replaces this server's own flags for its later starts. */
+  synchronized void setOwnFlags(List<String> flags) {
+    ownFlags = List.copyOf(flags);
+  }
+
+  /** The exit status of a process that ended without this node stopping or killing it. */
+  synchronized OptionalInt exitStatus() {
+    return process == null ? OptionalInt.empty() : process.exitStatus();
   }
 
   synchronized void start() {

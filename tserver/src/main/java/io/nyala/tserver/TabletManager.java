@@ -82,6 +82,8 @@ public final class TabletManager {
   private volatile RaftServer raftServer;
   /** Given to every state machine: how a replica pulls the leader's image. */
   private volatile TabletCopier copier;
+  /** Blocks the startup GC of {@link #load} deleted as orphans. */
+  private volatile int orphanBlocksDeleted;
 
   /**
    * {@code env} is the server's door for sensitive files; {@code keys} and {@code serverKey} are
@@ -171,6 +173,12 @@ public final class TabletManager {
       del.commit();
       LOG.info("deleted {} orphaned blocks", n);
     }
+    orphanBlocksDeleted = n;
+  }
+
+  /** How many orphaned blocks this start deleted (a crash mid-flush leaves some). */
+  public int orphanBlocksDeletedAtStart() {
+    return orphanBlocksDeleted;
   }
 
   Path superblockFile(String tabletId) {

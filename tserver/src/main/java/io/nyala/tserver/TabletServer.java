@@ -3,6 +3,7 @@ package io.nyala.tserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftSettings;
+import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
@@ -21,6 +22,7 @@ import io.nyala.tserver.tablet.CompactionPolicy;
 import io.nyala.tserver.tablet.CompactionResult;
 import io.nyala.tserver.tablet.CompactionStats;
 import io.nyala.tserver.tablet.MaintenanceScheduler;
+import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
 import java.io.IOException;
@@ -31,6 +33,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -82,6 +85,7 @@ public class TabletServer extends ServerBase {
   }
 
   private void startInternal() {
+    armCrashPoints();
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
         "Row operations applied by this server's tablet replicas (leaders and followers)");
@@ -135,6 +139,15 @@ public class TabletServer extends ServerBase {
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
         uuid(), rpcAddress(), raftAddress(), httpAddress());
+  }
+
+  /** Installs {@code --fault_crash_points} process-wide; leaves the process alone when empty. */
+  private void armCrashPoints() {
+    Map<String, Double> armed = CrashPoints.parse(topts.faultCrashPoints, StoreCrashPoints.ALL);
+    if (!armed.isEmpty()) {
+      CrashPoints.install(new CrashPoints(armed, new SplittableRandom(),
+          CrashPoints.CrashAction.HALT));
+    }
   }
 
   /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */
@@ -219,6 +232,9 @@ public class TabletServer extends ServerBase {
         () -> storeMaintenance.flushes());
     metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
         () -> storeMaintenance.flushMillis());
+    metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
+        "Blocks no superblock listed, deleted when this process started (left by a crash)",
+        () -> tabletManager.orphanBlocksDeletedAtStart());
     metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
         () -> storeMaintenance.compactions());
     registerCompactionGauges(storeMaintenance.compactionStats());

@@ -81,4 +81,13 @@ public class TserverOptions extends ServerOptions {
           + "same client id and sequence number is answered. Proves exactly-once writes. Never "
           + "set it in production. Default: ${DEFAULT-VALUE}.")
   public boolean faultDropWriteResponseAfterCommit;
+
+  @Option(names = "--fault_crash_points", defaultValue = "",
+      description = "UNSAFE, for tests only: <point>=<fraction>[,...]; each time this server "
+          + "reaches a listed crash point it halts (exit status 86, no shutdown hooks) with that "
+          + "probability (1 = always). Points: flush_before_superblock (flush blocks committed, "
+          + "superblock not written), flush_after_superblock, compaction_before_release "
+          + "(superblock written, replaced layers not released). Never set it in production, "
+          + "nor in an in-process minicluster (the halt ends the whole JVM). Default: none.")
+  public String faultCrashPoints = "";
 }

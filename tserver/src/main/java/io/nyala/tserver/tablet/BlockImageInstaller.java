@@ -33,6 +33,8 @@ public final class BlockImageInstaller implements TabletImageInstaller {
   private Superblock image;
   /** Source block id → the block it was written as here (committed). */
   private final Map<String, BlockId> written = new HashMap<>();
+  /** Source block id → its length, for the items in {@link #written}. */
+  private final Map<String, Long> lengths = new HashMap<>();
   private Set<String> expected = Set.of();
   /** The item being received, its transaction and block, and how many bytes it has. */
   private String currentItem;
@@ -56,9 +58,45 @@ public final class BlockImageInstaller implements TabletImageInstaller {
       throw NyalaException.invalidArgument("tablet copy manifest is at %d/%d, the session at %d/%d",
           sb.durableTerm(), sb.durableIndex(), lastTerm, lastIndex);
     }
+    Set<String> next = new HashSet<>();
+    sb.allBlocks().forEach(b -> next.add(b.toString()));
+    if (image != null) {
+      keepOnly(next);
+    }
     image = sb;
-    expected = new HashSet<>();
-    sb.allBlocks().forEach(b -> expected.add(b.toString()));
+    expected = next;
+  }
+
+  /**
+   * A restart with a new image: keeps the committed items it lists too, drops the others and the
+   * item in progress (the new image may list items in another order, and an item must be
+   * received whole before the next one starts).
+   */
+  private void keepOnly(Set<String> items) {
+    if (currentItem != null) {
+      txn.close();
+      currentItem = null;
+      txn = null;
+      block = null;
+    }
+    List<BlockId> drop = new ArrayList<>();
+    for (String item : new ArrayList<>(written.keySet())) {
+      if (!items.contains(item)) {
+        drop.add(written.remove(item));
+        lengths.remove(item);
+      }
+    }
+    deleteQuietly(drop);
+    LOG.info("tablet copy restarted with a new image: kept {} received blocks, dropped {}",
+        written.size(), drop.size());
+  }
+
+  @Override
+  public long received(String itemId) {
+    if (itemId.equals(currentItem)) {
+      return received;
+    }
+    return lengths.getOrDefault(itemId, 0L);
   }
 
   @Override
@@ -94,6 +132,7 @@ public final class BlockImageInstaller implements TabletImageInstaller {
     List<BlockId> ids = txn.commit();
     txn.close();
     written.put(currentItem, ids.get(0));
+    lengths.put(currentItem, received);
     currentItem = null;
     txn = null;
     block = null;
@@ -124,17 +163,25 @@ public final class BlockImageInstaller implements TabletImageInstaller {
       txn.close();
       txn = null;
     }
-    if (installed || written.isEmpty()) {
+    if (installed) {
+      return;
+    }
+    deleteQuietly(new ArrayList<>(written.values()));
+    written.clear();
+    lengths.clear();
+  }
+
+  private void deleteQuietly(List<BlockId> ids) {
+    if (ids.isEmpty()) {
       return;
     }
     try {
       BlockManager.DeletionTransaction del = blocks.newDeletion();
-      new ArrayList<>(written.values()).forEach(del::add);
+      ids.forEach(del::add);
       del.commit();
     } catch (RuntimeException e) {
-      LOG.warn("cannot delete the blocks of an aborted tablet copy (the next start does): {}",
+      LOG.warn("cannot delete the blocks of a dropped tablet copy (the next start does): {}",
           e.getMessage());
     }
-    written.clear();
   }
 }

@@ -1,5 +1,6 @@
 package io.nyala.tserver.tablet;
 
+import io.nyala.common.fault.CrashPoints;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.CompactionResult.Kind;
@@ -76,6 +77,7 @@ final class StoreCompaction {
     int rowsetsOut = install(inputs, kind, out);
     maintenance.writeSuperblock(sb.durableIndex(), sb.durableTerm(), sb.schema(),
         sb.liveRows());
+    CrashPoints.maybeCrash(StoreCrashPoints.COMPACTION_BEFORE_RELEASE);
     old.forEach(DiskLayer::release);
     CompactionResult r = new CompactionResult(kind, inputs.size(), rowsetsOut, old.size(),
         out == null ? 0 : 1, old.stream().mapToLong(DiskLayer::sizeBytes).sum(),

@@ -2,6 +2,7 @@ package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.env.Env;
+import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
@@ -84,6 +85,7 @@ final class StoreMaintenance {
         store.setRowsetsLocked(next);
       }
       writeSuperblock(f.index(), f.term(), f.schema(), f.liveRows());
+      CrashPoints.maybeCrash(StoreCrashPoints.FLUSH_AFTER_SUPERBLOCK);
       LOG.debug("tablet {}: flushed {} rowsets up to index {}", store.tabletId, written.size(),
           f.index());
       return true;
@@ -120,6 +122,7 @@ final class StoreMaintenance {
       }
       if (!ids.isEmpty()) {
         txn.commit();
+        CrashPoints.maybeCrash(StoreCrashPoints.FLUSH_BEFORE_SUPERBLOCK);
       }
     }
     return openAll(ids);
