@@ -371,15 +371,18 @@ public final class TabletManager {
   /**
    * Deletes a replica: mark DELETING, remove the group and its directory, destroy the store's
    * data, drop the metadata. A crash in between is finished by {@link #load} at the next start.
+   * Returns how long each step took.
    */
-  public synchronized void deleteTablet(String tabletId, String reason) {
+  public synchronized DeleteTimings deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
+    long t0 = System.nanoTime();
     synchronized (r) {
       TabletMetadataPB deleting = r.metadata().toBuilder()
           .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build();
       env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
       r.metadataPersisted(deleting);
     }
+    long t1 = System.nanoTime();
     try {
       removeGroup(r.groupId());
     } catch (NyalaException e) {
@@ -387,13 +390,18 @@ public final class TabletManager {
         throw e;
       }
     }
+    long t2 = System.nanoTime();
     destroyStore(r);
+    long t3 = System.nanoTime();
     // Also covers a group Ratis never loaded.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));
     tablets.remove(tabletId);
-    LOG.info("deleted tablet {} ({})", tabletId, reason.isEmpty() ? "no reason given" : reason);
+    DeleteTimings d = new DeleteTimings(t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3);
+    LOG.info("deleted tablet {} ({}): {}", tabletId, reason.isEmpty() ? "no reason given" : reason,
+        d);
     listener.leaderChanged(tabletId);
+    return d;
   }
 
   /**

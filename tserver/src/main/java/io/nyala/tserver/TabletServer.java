@@ -105,10 +105,16 @@ public class TabletServer extends ServerBase {
         Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
 
+    if (!topts.enableMaintenanceManager) {
+      LOG.warn("--enable_maintenance_manager=false: tablets flush only when asked and never "
+          + "compact");
+    }
+    // Off = a first pass that never comes; the scheduler still answers its metrics.
     storeMaintenance = new MaintenanceScheduler(new MaintenanceScheduler.Policy(
         topts.flushThresholdMb << 20, TimeUnit.SECONDS.toNanos(topts.flushThresholdSecs),
         topts.memoryLimitMb << 20), this::openStores,
-        LogContext.threadFactory(name, "tablet-maintenance"), topts.maintenanceIntervalMs);
+        LogContext.threadFactory(name, "tablet-maintenance"),
+        topts.enableMaintenanceManager ? topts.maintenanceIntervalMs : Long.MAX_VALUE);
     onClose(storeMaintenance);
 
     WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,

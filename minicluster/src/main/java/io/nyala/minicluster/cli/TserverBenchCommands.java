@@ -1,5 +1,6 @@
 package io.nyala.minicluster.cli;
 
+import io.nyala.tserver.DeleteTimings;
 import io.nyala.tserver.bench.DeleteTabletBench;
 import io.nyala.tserver.bench.WalAppendBench;
 import io.nyala.tserver.bench.WritePathAllocBench;
@@ -15,6 +16,10 @@ import picocli.CommandLine.Option;
  */
 final class TserverBenchCommands {
   private TserverBenchCommands() {}
+
+  private static double ms(long nanos) {
+    return nanos / 1e6;
+  }
 
   /** {@code nyala bench wal-append}. */
   @Command(name = "wal-append", mixinStandardHelpOptions = true,
@@ -134,12 +139,19 @@ final class TserverBenchCommands {
           2, (dir, done) -> DeleteTabletBench.run(
               new DeleteTabletBench.Options(flushes, encrypt, dir), done));
       String mode = encrypt ? "encrypted" : "plain";
+      DeleteTimings t = r.steps();
       System.out.println(json
-          ? String.format("{\"flushes\":%d,\"flushed_layers\":%d,\"encrypt\":%b,"
-              + "\"millis\":%d,\"blocks_deleted\":%d,\"files_deleted\":%d}", r.flushes(),
-              r.flushedLayers(), encrypt, r.millis(), r.blocksDeleted(), r.filesDeleted())
-          : String.format("delete-tablet: %d flushes, %s: deleted in %d ms (%d blocks, %d "
-              + "files)", r.flushes(), mode, r.millis(), r.blocksDeleted(), r.filesDeleted()));
+          ? String.format("{\"flushes\":%d,\"flushed_layers\":%d,\"disk_layers\":%d,"
+              + "\"encrypt\":%b,\"millis\":%d,\"blocks_deleted\":%d,\"files_deleted\":%d,"
+              + "\"mark_ms\":%.2f,\"group_removal_ms\":%.2f,\"block_deletion_ms\":%.2f,"
+              + "\"files_ms\":%.2f}", r.flushes(), r.flushedLayers(), r.diskLayers(), encrypt,
+              r.millis(), r.blocksDeleted(), r.filesDeleted(), ms(t.markNanos()),
+              ms(t.groupNanos()), ms(t.blocksNanos()), ms(t.filesNanos()))
+          : String.format("delete-tablet: %d flushes, %s: deleted in %d ms (%d layers, %d "
+              + "blocks, %d files)%n  steps: mark DELETING %.1f ms, group removal %.1f ms, "
+              + "block deletion %.1f ms, files %.1f ms", r.flushes(), mode, r.millis(),
+              r.diskLayers(), r.blocksDeleted(), r.filesDeleted(), ms(t.markNanos()),
+              ms(t.groupNanos()), ms(t.blocksNanos()), ms(t.filesNanos())));
       return 0;
     }
   }
