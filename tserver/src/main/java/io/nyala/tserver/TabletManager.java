@@ -18,6 +18,7 @@ import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.KeyWrap;
 import io.nyala.common.security.WrappedKey;
+import io.nyala.tserver.consensus.RaftLogWorkers;
 import io.nyala.tserver.consensus.TabletCopier;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.fs.BlockId;
@@ -43,6 +44,7 @@ import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.server.RaftServer;
@@ -402,6 +404,21 @@ public final class TabletManager {
         d);
     listener.leaderChanged(tabletId);
     return d;
+  }
+
+  /**
+   * The Ratis division of a replica closed its state machine. When the replica is being deleted,
+   * its log worker is ended now rather than at its next poll (see {@link RaftLogWorkers}): the
+   * removal deletes that log, and would otherwise wait up to a second for the thread. Runs on
+   * the division's apply thread while {@link #deleteTablet} holds this manager's monitor: it
+   * must take no lock.
+   */
+  void replicaClosed(String tabletId, RaftGroupMemberId member) {
+    TabletReplica r = tablets.get(tabletId);
+    if (r != null
+        && r.metadata().getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
+      RaftLogWorkers.endForRemoval(member);
+    }
   }
 
   /**

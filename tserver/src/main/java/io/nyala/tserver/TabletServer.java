@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -314,6 +315,11 @@ public class TabletServer extends ServerBase {
     @Override
     public void applied(String tabletId, int rows) {
       opsApplied.add(rows);
+    }
+
+    @Override
+    public void closed(String tabletId, RaftGroupMemberId member) {
+      tabletManager.replicaClosed(tabletId, member);
     }
 
     @Override
