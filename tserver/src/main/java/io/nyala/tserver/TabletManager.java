@@ -377,14 +377,14 @@ public final class TabletManager {
    */
   public synchronized DeleteTimings deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
-    long t0 = System.nanoTime();
+    DeleteTimings.Clock clock = new DeleteTimings.Clock();
     synchronized (r) {
       TabletMetadataPB deleting = r.metadata().toBuilder()
           .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build();
       env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
       r.metadataPersisted(deleting);
     }
-    long t1 = System.nanoTime();
+    DeleteTimings.Step mark = clock.lap();
     try {
       removeGroup(r.groupId());
     } catch (NyalaException e) {
@@ -392,14 +392,14 @@ public final class TabletManager {
         throw e;
       }
     }
-    long t2 = System.nanoTime();
+    DeleteTimings.Step group = clock.lap();
     destroyStore(r);
-    long t3 = System.nanoTime();
+    DeleteTimings.Step blocks = clock.lap();
     // Also covers a group Ratis never loaded.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));
     tablets.remove(tabletId);
-    DeleteTimings d = new DeleteTimings(t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3);
+    DeleteTimings d = new DeleteTimings(mark, group, blocks, clock.lap());
     LOG.info("deleted tablet {} ({}): {}", tabletId, reason.isEmpty() ? "no reason given" : reason,
         d);
     listener.leaderChanged(tabletId);

@@ -17,8 +17,9 @@ import picocli.CommandLine.Option;
 final class TserverBenchCommands {
   private TserverBenchCommands() {}
 
-  private static double ms(long nanos) {
-    return nanos / 1e6;
+  private static String json(String step, DeleteTimings.Step s) {
+    return String.format("\"%s_ms\":%.2f,\"%s_cpu_ms\":%.2f", step, s.wallNanos() / 1e6, step,
+        s.cpuNanos() / 1e6);
   }
 
   /** {@code nyala bench wal-append}. */
@@ -143,15 +144,15 @@ final class TserverBenchCommands {
       System.out.println(json
           ? String.format("{\"flushes\":%d,\"flushed_layers\":%d,\"disk_layers\":%d,"
               + "\"encrypt\":%b,\"millis\":%d,\"blocks_deleted\":%d,\"files_deleted\":%d,"
-              + "\"mark_ms\":%.2f,\"group_removal_ms\":%.2f,\"block_deletion_ms\":%.2f,"
-              + "\"files_ms\":%.2f}", r.flushes(), r.flushedLayers(), r.diskLayers(), encrypt,
-              r.millis(), r.blocksDeleted(), r.filesDeleted(), ms(t.markNanos()),
-              ms(t.groupNanos()), ms(t.blocksNanos()), ms(t.filesNanos()))
+              + "%s,%s,%s,%s}", r.flushes(), r.flushedLayers(), r.diskLayers(), encrypt,
+              r.millis(), r.blocksDeleted(), r.filesDeleted(), json("mark", t.mark()),
+              json("group_removal", t.group()), json("block_deletion", t.blocks()),
+              json("files", t.files()))
           : String.format("delete-tablet: %d flushes, %s: deleted in %d ms (%d layers, %d "
-              + "blocks, %d files)%n  steps: mark DELETING %.1f ms, group removal %.1f ms, "
-              + "block deletion %.1f ms, files %.1f ms", r.flushes(), mode, r.millis(),
-              r.diskLayers(), r.blocksDeleted(), r.filesDeleted(), ms(t.markNanos()),
-              ms(t.groupNanos()), ms(t.blocksNanos()), ms(t.filesNanos())));
+              + "blocks, %d files)%n  steps (wall, cpu of the deleting thread): mark DELETING "
+              + "%s, group removal %s, block deletion %s, files %s", r.flushes(), mode,
+              r.millis(), r.diskLayers(), r.blocksDeleted(), r.filesDeleted(), t.mark(),
+              t.group(), t.blocks(), t.files()));
       return 0;
     }
   }
