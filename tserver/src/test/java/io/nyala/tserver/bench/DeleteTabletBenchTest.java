@@ -35,5 +35,6 @@ class DeleteTabletBenchTest {
     assertThat(List.of(t.mark(), t.group(), t.blocks(), t.files()))
         .allMatch(s -> s.wallNanos() >= 0 && s.cpuNanos() >= -1);
     assertThat(t.totalNanos()).isPositive();
+    assertThat(r.warmupMillis()).isNotNegative();
   }
 }
