@@ -18,6 +18,7 @@ import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.KeyWrap;
 import io.nyala.common.security.WrappedKey;
+import io.nyala.tserver.consensus.RaftLogWorkers;
 import io.nyala.tserver.consensus.TabletCopier;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.fs.BlockId;
@@ -43,6 +44,7 @@ import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.server.RaftServer;
@@ -379,15 +381,18 @@ public final class TabletManager {
   /**
    * Deletes a replica: mark DELETING, remove the group and its directory, destroy the store's
    * data, drop the metadata. A crash in between is finished by {@link #load} at the next start.
+   * Returns how long each step took.
    */
-  public synchronized void deleteTablet(String tabletId, String reason) {
+  public synchronized DeleteTimings deleteTablet(String tabletId, String reason) {
     TabletReplica r = get(tabletId);
+    DeleteTimings.Clock clock = new DeleteTimings.Clock();
     synchronized (r) {
       TabletMetadataPB deleting = r.metadata().toBuilder()
           .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build();
       env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
       r.metadataPersisted(deleting);
     }
+    DeleteTimings.Step mark = clock.lap();
     try {
       removeGroup(r.groupId());
     } catch (NyalaException e) {
@@ -395,13 +400,33 @@ public final class TabletManager {
         throw e;
       }
     }
+    DeleteTimings.Step group = clock.lap();
     destroyStore(r);
+    DeleteTimings.Step blocks = clock.lap();
     // Also covers a group Ratis never loaded.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));
     tablets.remove(tabletId);
-    LOG.info("deleted tablet {} ({})", tabletId, reason.isEmpty() ? "no reason given" : reason);
+    DeleteTimings d = new DeleteTimings(mark, group, blocks, clock.lap());
+    LOG.info("deleted tablet {} ({}): {}", tabletId, reason.isEmpty() ? "no reason given" : reason,
+        d);
     listener.leaderChanged(tabletId);
+    return d;
+  }
+
+  /**
+   * The Ratis division of a replica closed its state machine. When the replica is being deleted,
+   * its log worker is ended now rather than at its next poll (see {@link RaftLogWorkers}): the
+   * removal deletes that log, and would otherwise wait up to a second for the thread. Runs on
+   * the division's apply thread while {@link #deleteTablet} holds this manager's monitor: it
+   * must take no lock.
+   */
+  void replicaClosed(String tabletId, RaftGroupMemberId member) {
+    TabletReplica r = tablets.get(tabletId);
+    if (r != null
+        && r.metadata().getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
+      RaftLogWorkers.endForRemoval(member);
+    }
   }
 
   /**

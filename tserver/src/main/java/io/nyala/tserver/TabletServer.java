@@ -39,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -114,11 +115,17 @@ public class TabletServer extends ServerBase {
         Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
 
+    if (!topts.enableMaintenanceManager) {
+      LOG.warn("--enable_maintenance_manager=false: tablets flush only when asked and never "
+          + "compact");
+    }
+    // Off = a first pass that never comes; the scheduler still answers its metrics.
     storeMaintenance = new MaintenanceScheduler(new MaintenanceScheduler.Policy(
         topts.flushThresholdMb << 20, TimeUnit.SECONDS.toNanos(topts.flushThresholdSecs),
         topts.memoryLimitMb << 20, topts.enableCompaction,
         CompactionPolicy.withBudget(topts.compactionBudgetMb << 20)), this::openStores,
-        LogContext.threadFactory(name, "tablet-maintenance"), topts.maintenanceIntervalMs);
+        LogContext.threadFactory(name, "tablet-maintenance"),
+        topts.enableMaintenanceManager ? topts.maintenanceIntervalMs : Long.MAX_VALUE);
     onClose(storeMaintenance);
 
     WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,
@@ -345,6 +352,11 @@ public class TabletServer extends ServerBase {
     @Override
     public void applied(String tabletId, int rows) {
       opsApplied.add(rows);
+    }
+
+    @Override
+    public void closed(String tabletId, RaftGroupMemberId member) {
+      tabletManager.replicaClosed(tabletId, member);
     }
 
     @Override

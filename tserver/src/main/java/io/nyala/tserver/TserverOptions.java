@@ -69,6 +69,14 @@ public class TserverOptions extends ServerOptions {
           + "triggers. Default: ${DEFAULT-VALUE}.")
   public long maintenanceIntervalMs = 250;
 
+  @Option(names = "--enable_maintenance_manager", defaultValue = "true", arity = "0..1",
+      fallbackValue = "true",
+      description = "Run the background maintenance thread (size, age and memory-limit flushes, "
+          + "compactions). Off, tablets flush only when asked (tools, tests, benchmarks that "
+          + "need a fixed number of layers) and never compact: not for production. "
+          + "Default: ${DEFAULT-VALUE}.")
+  public boolean enableMaintenanceManager = true;
+
   @Option(names = "--tablet_copy_session_ttl_ms", defaultValue = "60000",
       description = "A tablet copy session served by this server and idle this long (ms) is "
           + "expired, releasing the image and the Raft log it pins. Default: ${DEFAULT-VALUE}.")

@@ -10,12 +10,15 @@ import io.nyala.common.proto.metadata.TabletDataStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.consensus.RaftLogWorkers;
 import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -67,6 +70,39 @@ class DeleteTabletTest {
     var again = fx.admin(ts.rpcAddress()).deleteTablet(
         DeleteTabletRequestPB.newBuilder().setTabletId(doomed).build());
     assertThat(again.getError().getMessage()).contains(doomed).contains("not found");
+  }
+
+  /** Starts the server with one tablet; returns its Raft member id here. */
+  private RaftGroupMemberId startWithOneTablet() throws IOException {
+    opts = TserverFixture.options(dir, TserverFixture.freePort());
+    ts = TserverFixture.start(opts);
+    String tablet = tabletWithRowsAndSnapshot();
+    return ts.raftServer().getDivision(RaftIds.groupId(tablet)).getMemberId();
+  }
+
+  @Test
+  void deleteRemovesTheGroupAndEndsItsLogWorker() throws Exception {
+    RaftGroupMemberId member = startWithOneTablet();
+    String doomed = RaftIds.tabletId(member.getGroupId());
+    Thread worker = RaftLogWorkers.find(member);
+    assertThat(worker).as("Ratis names its log worker thread after the member id").isNotNull();
+
+    DeleteTimings t = ts.tabletManager().deleteTablet(doomed, "test");
+    assertThat(t.totalNanos()).isPositive();
+    assertThat(ts.raftServer().getGroupIds()).doesNotContain(RaftIds.groupId(doomed));
+    worker.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(worker.isAlive()).isFalse();
+    assertThat(filesOf(doomed)).isEmpty();
+  }
+
+  @Test
+  void aClosedReplicaThatIsNotBeingDeletedKeepsItsLogWorker() throws Exception {
+    RaftGroupMemberId member = startWithOneTablet();
+    String tablet = RaftIds.tabletId(member.getGroupId());
+    // What a plain stop reports: the log worker must stay, to write out the log.
+    ts.tabletManager().replicaClosed(tablet, member);
+    assertThat(fx.write(ts, inserts(tablet, 60, 70, RowOpType.INSERT)).hasError()).isFalse();
+    assertThat(fx.scanAll(ts, tablet, 100)).hasSize(70);
   }
 
   @Test

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
-/** The compaction flags parse as the command line writes them. */
+/** The maintenance and compaction flags parse as the command line writes them. */
 @Timeout(10)
 class TserverOptionsTest {
   private static TserverOptions parse(String... args) {
@@ -22,5 +22,13 @@ class TserverOptionsTest {
     assertThat(parse("--enable_compaction=false").enableCompaction).isFalse();
     assertThat(parse("--enable_compaction").enableCompaction).isTrue();
     assertThat(parse("--compaction_budget_mb=16").compactionBudgetMb).isEqualTo(16);
+  }
+
+  @Test
+  void maintenanceManagerIsOnUnlessTurnedOff() {
+    assertThat(parse().enableMaintenanceManager).isTrue();
+    assertThat(parse("--enable_maintenance_manager").enableMaintenanceManager).isTrue();
+    assertThat(parse("--enable_maintenance_manager=true").enableMaintenanceManager).isTrue();
+    assertThat(parse("--enable_maintenance_manager=false").enableMaintenanceManager).isFalse();
   }
 }

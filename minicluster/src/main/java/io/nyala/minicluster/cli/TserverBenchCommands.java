@@ -1,5 +1,6 @@
 package io.nyala.minicluster.cli;
 
+import io.nyala.tserver.DeleteTimings;
 import io.nyala.tserver.bench.DeleteTabletBench;
 import io.nyala.tserver.bench.WalAppendBench;
 import io.nyala.tserver.bench.WritePathAllocBench;
@@ -15,6 +16,11 @@ import picocli.CommandLine.Option;
  */
 final class TserverBenchCommands {
   private TserverBenchCommands() {}
+
+  private static String json(String step, DeleteTimings.Step s) {
+    return String.format("\"%s_ms\":%.2f,\"%s_cpu_ms\":%.2f", step, s.wallNanos() / 1e6, step,
+        s.cpuNanos() / 1e6);
+  }
 
   /** {@code nyala bench wal-append}. */
   @Command(name = "wal-append", mixinStandardHelpOptions = true,
@@ -120,7 +126,9 @@ final class TserverBenchCommands {
   @Command(name = "delete-tablet", mixinStandardHelpOptions = true,
       description = {"Writes one row and flushes an RF-1 tablet --flushes times, then times its "
           + "DeleteTablet (remove the Raft group, destroy blocks, delete superblock, metadata "
-          + "and WAL)."})
+          + "and WAL), step by step.",
+          "Background maintenance is off (every flush stays a layer); a warm-up server in the "
+              + "same JVM deletes a 1-layer tablet first."})
   static final class DeleteTablet implements Callable<Integer> {
     @Option(names = "--flushes", defaultValue = "200") int flushes;
     @Option(names = "--encrypt", description = "Encrypt at rest.") boolean encrypt;
@@ -134,12 +142,21 @@ final class TserverBenchCommands {
           2, (dir, done) -> DeleteTabletBench.run(
               new DeleteTabletBench.Options(flushes, encrypt, dir), done));
       String mode = encrypt ? "encrypted" : "plain";
+      DeleteTimings t = r.steps();
       System.out.println(json
-          ? String.format("{\"flushes\":%d,\"flushed_layers\":%d,\"encrypt\":%b,"
-              + "\"millis\":%d,\"blocks_deleted\":%d,\"files_deleted\":%d}", r.flushes(),
-              r.flushedLayers(), encrypt, r.millis(), r.blocksDeleted(), r.filesDeleted())
-          : String.format("delete-tablet: %d flushes, %s: deleted in %d ms (%d blocks, %d "
-              + "files)", r.flushes(), mode, r.millis(), r.blocksDeleted(), r.filesDeleted()));
+          ? String.format("{\"flushes\":%d,\"flushed_layers\":%d,\"disk_layers\":%d,"
+              + "\"encrypt\":%b,\"millis\":%d,\"blocks_deleted\":%d,\"files_deleted\":%d,"
+              + "\"warmup_millis\":%d,%s,%s,%s,%s}", r.flushes(), r.flushedLayers(),
+              r.diskLayers(), encrypt, r.millis(), r.blocksDeleted(), r.filesDeleted(),
+              r.warmupMillis(), json("mark", t.mark()),
+              json("group_removal", t.group()), json("block_deletion", t.blocks()),
+              json("files", t.files()))
+          : String.format("delete-tablet: %d flushes, %s: deleted in %d ms (%d layers, %d "
+              + "blocks, %d files)%n  steps (wall, cpu of the deleting thread): mark DELETING "
+              + "%s, group removal %s, block deletion %s, files %s%n  (after a warm-up server "
+              + "in this JVM deleted a 1-layer tablet in %d ms)", r.flushes(), mode, r.millis(),
+              r.diskLayers(), r.blocksDeleted(), r.filesDeleted(), t.mark(), t.group(),
+              t.blocks(), t.files(), r.warmupMillis()));
       return 0;
     }
   }

@@ -47,9 +47,12 @@ class TserverBenchCommandsTest {
   }
 
   @Test
-  void deleteTabletPrintsTheDeleteTime() {
+  void deleteTabletPrintsTheDeleteTimeStepByStep() {
     String out = nyala("bench", "delete-tablet", "--flushes", "5", "--work-dir", dir.toString());
     assertThat(out).containsPattern(
-        "delete-tablet: 5 flushes, plain: deleted in \\d+ ms \\(\\d+ blocks, \\d+ files\\)");
+        "delete-tablet: 5 flushes, plain: deleted in \\d+ ms \\(5 layers, \\d+ blocks, \\d+ "
+            + "files\\)");
+    assertThat(out).containsPattern("mark DELETING [\\d.]+ ms \\(cpu [\\d.]+\\), group removal "
+        + "[\\d.]+ ms \\(cpu [\\d.]+\\), block deletion [\\d.]+ ms \\(cpu [\\d.]+\\), files");
   }
 }

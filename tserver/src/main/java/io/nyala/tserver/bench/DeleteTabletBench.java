@@ -6,6 +6,7 @@ import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations;
+import io.nyala.tserver.DeleteTimings;
 import io.nyala.tserver.TabletReplica;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +23,12 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * How long DeleteTablet takes for a tablet with many on-disk layers: one RF-1 tablet gets
  * {@code flushes} times one row written and its store flushed, then is deleted through
  * {@link io.nyala.tserver.TabletManager#deleteTablet} (the admin path: mark DELETING, remove the
- * Raft group, destroy the blocks and superblock, delete metadata and WAL directory), timed.
+ * Raft group, destroy the blocks and superblock, delete metadata and WAL directory), timed step
+ * by step. Background maintenance is off, so no compaction merges the layers: every run deletes
+ * the same {@code flushes} layers (as Kudu's benchmark accumulates rowsets). A warm-up server in
+ * the same JVM first deletes a one-layer tablet, so the measured delete finds the classes of its
+ * path loaded, as in a server that has deleted tablets before (loading them can also trigger a
+ * full GC on the metaspace threshold in the middle of the delete).
  */
 public final class DeleteTabletBench {
   /** What to run. */
@@ -36,22 +42,30 @@ public final class DeleteTabletBench {
   }
 
   /**
-   * What it measured: the flushes that wrote a layer, the blocks and files the delete removed
-   * (files: everything under the server's directory), and the delete's wall time.
+   * What it measured: the flushes that wrote a layer, the on-disk layers the tablet had at the
+   * delete, the blocks and files the delete removed (files: everything under the server's
+   * directory), the delete's wall time and its steps; {@code warmupMillis}: the warm-up's delete,
+   * the first of the process.
    */
-  public record Result(int flushes, int flushedLayers, long blocksDeleted, long filesDeleted,
-      long millis) {}
+  public record Result(int flushes, int flushedLayers, int diskLayers, long blocksDeleted,
+      long filesDeleted, long millis, DeleteTimings steps, long warmupMillis) {}
 
   private DeleteTabletBench() {}
 
   /** Runs it, counting finished flushes in {@code done}. */
   public static Result run(Options opts, AtomicLong done) {
-    try (SingleTabletServer ts = SingleTabletServer.start(opts.workDir(), opts.encrypt(),
-        false)) {
+    Result warm = runOnce(opts.workDir().resolve("warmup"), 1, opts.encrypt(), new AtomicLong());
+    Result r = runOnce(opts.workDir().resolve("measured"), opts.flushes(), opts.encrypt(), done);
+    return new Result(r.flushes(), r.flushedLayers(), r.diskLayers(), r.blocksDeleted(),
+        r.filesDeleted(), r.millis(), r.steps(), warm.millis());
+  }
+
+  private static Result runOnce(Path dir, int flushes, boolean encrypt, AtomicLong done) {
+    try (SingleTabletServer ts = SingleTabletServer.start(dir, encrypt, false, false)) {
       ClientId client = ClientId.randomId();
       TabletReplica replica = ts.server().tabletManager().get(ts.tabletId());
       int layers = 0;
-      for (int i = 0; i < opts.flushes(); i++) {
+      for (int i = 0; i < flushes; i++) {
         await(RaftCalls.write(ts.raftServer(), ts.groupId(), client, i,
             UnsafeByteOperations.unsafeWrap(oneRow(i))));
         if (replica.stateMachine().store().flush()) {
@@ -59,15 +73,18 @@ public final class DeleteTabletBench {
         }
         done.incrementAndGet();
       }
-      Path serverDir = opts.workDir().resolve("ts");
+      int diskLayers = replica.stateMachine().store().diskLayerCount();
+      Path serverDir = dir.resolve("ts");
       long blocksBefore = ts.server().blockManager().blockIds().size();
       long filesBefore = countFiles(serverDir);
       long start = System.nanoTime();
-      ts.server().tabletManager().deleteTablet(ts.tabletId(), "delete-tablet bench");
+      DeleteTimings steps = ts.server().tabletManager().deleteTablet(ts.tabletId(),
+          "delete-tablet bench");
       long millis = (System.nanoTime() - start) / 1_000_000;
       long blocksDeleted = blocksBefore - ts.server().blockManager().blockIds().size();
       long filesDeleted = filesBefore - countFiles(serverDir);
-      return new Result(opts.flushes(), layers, blocksDeleted, filesDeleted, millis);
+      return new Result(flushes, layers, diskLayers, blocksDeleted, filesDeleted, millis, steps,
+          -1);
     }
   }
 

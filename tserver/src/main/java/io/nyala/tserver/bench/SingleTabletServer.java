@@ -41,7 +41,17 @@ public final class SingleTabletServer implements AutoCloseable {
 
   /** Starts the server in {@code dir} and waits until its tablet's replica leads. */
   public static SingleTabletServer start(Path dir, boolean encrypt, boolean fsync) {
+    return start(dir, encrypt, fsync, true);
+  }
+
+  /**
+   * The same; without {@code maintenance} the store flushes only when the caller asks and never
+   * compacts, so a benchmark keeps every layer it flushed.
+   */
+  public static SingleTabletServer start(Path dir, boolean encrypt, boolean fsync,
+      boolean maintenance) {
     TserverOptions o = new TserverOptions();
+    o.enableMaintenanceManager = maintenance;
     o.fsWalDir = dir.resolve("ts").toString();
     o.rpcBindAddresses = "127.0.0.1:0";
     o.raftBindAddress = "127.0.0.1:" + freePort();

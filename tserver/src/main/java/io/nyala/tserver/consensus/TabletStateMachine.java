@@ -74,6 +74,9 @@ public final class TabletStateMachine extends BaseStateMachine {
      * owner persists it (and the new table name, if not empty) in the tablet's metadata.
      */
     default void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {}
+
+    /** The division {@code member} closed this state machine; its Raft log closes next. */
+    default void closed(String tabletId, RaftGroupMemberId member) {}
   }
 
   private final String tabletId;
@@ -379,6 +382,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     if (s != null) {
       s.close();
     }
+    listener.closed(tabletId, RaftGroupMemberId.valueOf(getId(), getGroupId()));
     List<CompletableFuture<Long>> pending = new ArrayList<>();
     synchronized (waiters) {
       waiters.values().forEach(pending::addAll);

@@ -1,0 +1,123 @@
+package io.nyala.tserver.fs.log;
+
+import io.nyala.common.env.Env;
+import io.nyala.common.env.OpenOptions;
+import io.nyala.common.env.RandomReadFile;
+import io.nyala.common.env.ReadWriteFile;
+import io.nyala.common.env.SequentialFile;
+import io.nyala.common.env.WritableFile;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** An env that counts the appends to and syncs of container metadata files; else delegates. */
+final class MetadataWriteCountingEnv implements Env {
+  private final Env env;
+  final AtomicInteger appends = new AtomicInteger();
+  final AtomicInteger syncs = new AtomicInteger();
+
+  MetadataWriteCountingEnv(Env env) {
+    this.env = env;
+  }
+
+  void reset() {
+    appends.set(0);
+    syncs.set(0);
+  }
+
+  @Override
+  public WritableFile newWritableFile(Path path, OpenOptions opts) {
+    WritableFile f = env.newWritableFile(path, opts);
+    if (!path.getFileName().toString().endsWith(".metadata")) {
+      return f;
+    }
+    return new WritableFile() {
+      @Override
+      public Path path() {
+        return f.path();
+      }
+
+      @Override
+      public void append(byte[] b, int off, int len) {
+        appends.incrementAndGet();
+        f.append(b, off, len);
+      }
+
+      @Override
+      public void sync() {
+        syncs.incrementAndGet();
+        f.sync();
+      }
+
+      @Override
+      public long size() {
+        return f.size();
+      }
+
+      @Override
+      public void close() {
+        f.close();
+      }
+    };
+  }
+
+  @Override
+  public boolean isEncrypting() {
+    return env.isEncrypting();
+  }
+
+  @Override
+  public SequentialFile newSequentialFile(Path path, OpenOptions opts) {
+    return env.newSequentialFile(path, opts);
+  }
+
+  @Override
+  public RandomReadFile newRandomReadFile(Path path, OpenOptions opts) {
+    return env.newRandomReadFile(path, opts);
+  }
+
+  @Override
+  public ReadWriteFile newReadWriteFile(Path path, OpenOptions opts) {
+    return env.newReadWriteFile(path, opts);
+  }
+
+  @Override
+  public void deleteFile(Path path) {
+    env.deleteFile(path);
+  }
+
+  @Override
+  public void renameFile(Path from, Path to) {
+    env.renameFile(from, to);
+  }
+
+  @Override
+  public void syncDir(Path dir) {
+    env.syncDir(dir);
+  }
+
+  @Override
+  public boolean exists(Path path) {
+    return env.exists(path);
+  }
+
+  @Override
+  public List<String> listDir(Path dir) {
+    return env.listDir(dir);
+  }
+
+  @Override
+  public void createDirs(Path dir) {
+    env.createDirs(dir);
+  }
+
+  @Override
+  public void replaceFile(Path path, byte[] content, OpenOptions opts) {
+    env.replaceFile(path, content, opts);
+  }
+
+  @Override
+  public byte[] readFile(Path path, OpenOptions opts) {
+    return env.readFile(path, opts);
+  }
+}
