@@ -18,8 +18,11 @@ public interface BlockManager extends AutoCloseable {
   /** Opens a committed block; NOT_FOUND if it does not exist (or was deleted). */
   ReadableBlock openBlock(BlockId id);
 
-  /** The ids of all live blocks. */
+  /** The ids of all live blocks (a copy: costs as much as the server has blocks). */
   Set<BlockId> blockIds();
+
+  /** Whether {@code id} is a live (committed, not deleted) block. */
+  boolean contains(BlockId id);
 
   /** A snapshot of the metrics. */
   BlockManagerMetrics metrics();

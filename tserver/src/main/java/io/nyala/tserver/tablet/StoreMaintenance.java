@@ -280,10 +280,9 @@ final class StoreMaintenance {
       return;
     }
     Superblock sb = Superblock.read(env, superblockFile);
-    Set<BlockId> live = blocks.blockIds();
     BlockManager.DeletionTransaction del = blocks.newDeletion();
     for (BlockId b : sb.allBlocks()) {
-      if (live.contains(b)) {
+      if (blocks.contains(b)) { // a delete interrupted after its transaction left none
         del.add(b);
       }
     }

@@ -156,8 +156,10 @@ public abstract class BlockManagerContractTest {
       b.append(content(b.id(), 10));
       b.finalizeBlock();
       assertThat(bm().blockIds()).isEmpty();
+      assertThat(bm().contains(b.id())).isFalse();
       assertNotFound(b.id());
       assertThat(tx.commit()).containsExactly(b.id());
+      assertThat(bm().contains(b.id())).isTrue();
     }
     assertThat(bm().blockIds()).hasSize(1);
   }
@@ -191,10 +193,12 @@ public abstract class BlockManagerContractTest {
   void unknownAndDeletedIdsAreNotFound() {
     BlockId id = createBlocks(1, 10).get(0);
     assertNotFound(new BlockId(id.value() + 1000));
+    assertThat(bm().contains(new BlockId(id.value() + 1000))).isFalse();
     BlockManager.DeletionTransaction del = bm().newDeletion();
     del.add(id);
     del.commit();
     assertNotFound(id);
+    assertThat(bm().contains(id)).isFalse();
     BlockManager.DeletionTransaction again = bm().newDeletion();
     again.add(id);
     assertThatThrownBy(again::commit).isInstanceOf(NyalaException.class)

@@ -239,6 +239,11 @@ public final class FileBlockManager implements BlockManager {
   }
 
   @Override
+  public synchronized boolean contains(BlockId id) {
+    return sizes.containsKey(id.value());
+  }
+
+  @Override
   public synchronized BlockManagerMetrics metrics() {
     long bytes = sizes.values().stream().mapToLong(Long::longValue).sum();
     return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0, 0);

@@ -379,6 +379,11 @@ public final class LogBlockManager implements BlockManager {
   }
 
   @Override
+  public synchronized boolean contains(BlockId id) {
+    return blocks.containsKey(id.value());
+  }
+
+  @Override
   public synchronized BlockManagerMetrics metrics() {
     long bytes = 0;
     long full = 0;
