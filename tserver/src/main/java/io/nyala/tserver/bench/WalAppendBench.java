@@ -2,6 +2,7 @@ package io.nyala.tserver.bench;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.proto.SchemaPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.row.RowOpType;
@@ -27,6 +28,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * {@link WalLogVerifier} can check the log's order per writer.
  */
 public final class WalAppendBench {
+  /** Built once, as a client keeps its table's schema. */
+  private static final SchemaPB SCHEMA_PB = SingleTabletServer.SCHEMA.toPb();
+
   /** What to run. */
   public record Options(int writers, long batchesPerWriter, int opsPerBatch, int inflight,
       boolean fsync, boolean encrypt, boolean verify, Path workDir) {
@@ -144,7 +148,7 @@ public final class WalAppendBench {
           .addInt("id", (int) (first + i)).addString("v", "v")));
     }
     return TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
-        .setSchema(SingleTabletServer.SCHEMA.toPb())
+        .setSchema(SCHEMA_PB)
         .setRowOperations(RowOperations.encode(SingleTabletServer.SCHEMA, ops))).build()
         .toByteArray();
   }

@@ -22,6 +22,7 @@ import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.TabletImage;
 import io.nyala.tserver.tablet.TabletImageInstaller;
+import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.ByteBuffer;
@@ -99,6 +100,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile TermIndex lastSnapshot;
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
+  /** Write schemas already checked against the store's schema, for apply. */
+  private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
       LogPayloads payloads, BlockManager blocks, Path superblockFile) {
@@ -281,9 +284,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   }
 
   private WriteResultPB applyWrite(WriteOpPB w, long index) {
-    Schema ws = Schema.fromPb(w.getSchema());
+    BlockTabletStore s = store;
+    Schema ws = writeSchemas.resolve(w.getSchema(), s.schema());
     List<RowOperations.Op> ops = RowOperations.decode(ws, w.getRowOperations());
-    List<RowError> errors = store.apply(ws, ops, index);
+    List<RowError> errors = s.apply(ws, ops, index);
     WriteResultPB.Builder b = WriteResultPB.newBuilder().setWriteIndex(index);
     for (RowError e : errors) {
       b.addPerRowErrors(PerRowResultPB.newBuilder()
