@@ -11,6 +11,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.ProtoUtils;
+import io.nyala.common.env.TestBytes;
 import io.nyala.common.proto.RowOperationsPB;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.WriteRequestPB;
@@ -75,7 +76,8 @@ class AliasingMarshallerTest {
     byte[] request = request(64).toByteArray();
     WriteRequestPB parsed = aliasing.parse(request);
     byte first = parsed.getRowOperations().getRows().byteAt(0);
-    int at = indexOf(request, request(64).getRowOperations().getRows().toByteArray());
+    int at = TestBytes.indexOf(request, request(64).getRowOperations().getRows().toByteArray());
+    assertThat(at).isNotNegative();
     request[at] = (byte) ~first;
     assertThat(parsed.getRowOperations().getRows().byteAt(0)).isEqualTo((byte) ~first);
   }
@@ -109,18 +111,5 @@ class AliasingMarshallerTest {
   private static String names(ServerServiceDefinition d) {
     return d.getMethods().stream().map(m -> m.getMethodDescriptor().getFullMethodName())
         .sorted().collect(Collectors.joining(","));
-  }
-
-  private static int indexOf(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    throw new AssertionError("rows not found in the request");
   }
 }
