@@ -55,13 +55,19 @@ public final class AliasingMarshaller<T extends Message>
 
   /** Parses {@code request}, which the result's bytes fields alias: it must not change later. */
   T parse(byte[] request) throws InvalidProtocolBufferException {
-    if (request.length == 0) {
-      return empty;
-    }
+    return request.length == 0 ? empty : parseAliased(parser, request);
+  }
+
+  /**
+   * A message parsed from {@code bytes} whose bytes fields are views of that array, not copies:
+   * the caller must never change the array afterwards.
+   */
+  public static <M> M parseAliased(Parser<M> parser, byte[] bytes)
+      throws InvalidProtocolBufferException {
     // Through a wrapping ByteString: only a stream over an array marked immutable aliases.
-    CodedInputStream in = UnsafeByteOperations.unsafeWrap(request).newCodedInput();
+    CodedInputStream in = UnsafeByteOperations.unsafeWrap(bytes).newCodedInput();
     in.enableAliasing(true);
-    T msg = parser.parseFrom(in, ExtensionRegistryLite.getEmptyRegistry());
+    M msg = parser.parseFrom(in, ExtensionRegistryLite.getEmptyRegistry());
     in.checkLastTagWas(0);
     return msg;
   }

@@ -73,11 +73,10 @@ public final class WritePathAllocBench {
     return out;
   }
 
-  /** Copies of the row bytes after the log write, on apply (TabletStateMachine, unchanged). */
+  /** Copies of the row bytes after the log write, on apply (TabletStateMachine). */
   public static List<String> copiesAfterLogWrite() {
-    return List.of("apply: getLogData().toByteArray() flattens the entry into a new byte[]",
-        "apply: TabletOpPB.parseFrom(byte[]) copies the rows into a new ByteString before "
-            + "decoding them");
+    return List.of("apply: getLogData().toByteArray() flattens the entry into a new byte[]"
+        + " (decrypted into another when sealed); the op's rows are parsed as views of it");
   }
 
   /** Runs it, counting written ops in {@code done}. */

@@ -11,6 +11,7 @@ import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.proto.metadata.WriteResultPB;
 import io.nyala.common.row.RowOperations;
+import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.consensus.RaftCalls;
@@ -261,8 +262,9 @@ public final class TabletStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
     try {
-      byte[] data = payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray());
-      TabletOpPB op = TabletOpPB.parseFrom(data);
+      // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
+      TabletOpPB op = AliasingMarshaller.parseAliased(TabletOpPB.parser(),
+          payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray()));
       WriteResultPB result;
       if (op.hasWrite()) {
         result = applyWrite(op.getWrite(), index);
