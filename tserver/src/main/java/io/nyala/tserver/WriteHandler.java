@@ -90,7 +90,8 @@ final class WriteHandler {
       callId = req.getSeqNo();
     }
     CompletableFuture<WriteResponsePB> answer =
-        RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req))
+        RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req),
+                req.getRepliedSeqNosList())
             .thenApply(reply -> toResponse(parse(reply), rows));
     if (droppedOnce == null || req.getClientId().isEmpty()) {
       // Without a client id a retry could not be told from a new write: nothing to prove.

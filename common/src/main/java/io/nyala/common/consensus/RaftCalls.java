@@ -43,8 +43,18 @@ public final class RaftCalls {
   /** Replicates {@code payload} as one entry of group {@code gid}; completes with the reply message. */
   public static CompletableFuture<ByteString> write(RaftServer server, RaftGroupId gid,
       ClientId clientId, long callId, ByteString payload) {
-    return submit(server, gid, clientId, callId, Message.valueOf(payload),
-        RaftClientRequest.writeRequestType());
+    return write(server, gid, clientId, callId, payload, List.of());
+  }
+
+  /**
+   * {@link #write}, also telling the leader that the client has the answers to
+   * {@code repliedCallIds} and will not retry them: Ratis drops them from its retry cache.
+   */
+  public static CompletableFuture<ByteString> write(RaftServer server, RaftGroupId gid,
+      ClientId clientId, long callId, ByteString payload, Iterable<Long> repliedCallIds) {
+    RaftClientRequest req = request(server, gid, clientId, callId, Message.valueOf(payload),
+        RaftClientRequest.writeRequestType()).setRepliedCallIds(repliedCallIds).build();
+    return submit(server, gid, req);
   }
 
   /** A linearizable read through the group's state machine {@code query}. */
@@ -104,14 +114,22 @@ public final class RaftCalls {
 
   public static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
       ClientId clientId, long callId, Message msg, RaftClientRequest.Type type) {
-    RaftClientRequest req = RaftClientRequest.newBuilder()
+    return submit(server, gid, request(server, gid, clientId, callId, msg, type).build());
+  }
+
+  private static RaftClientRequest.Builder request(RaftServer server, RaftGroupId gid,
+      ClientId clientId, long callId, Message msg, RaftClientRequest.Type type) {
+    return RaftClientRequest.newBuilder()
         .setClientId(clientId)
         .setServerId(server.getId())
         .setGroupId(gid)
         .setCallId(callId)
         .setMessage(msg)
-        .setType(type)
-        .build();
+        .setType(type);
+  }
+
+  private static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
+      RaftClientRequest req) {
     return call(gid, () -> clientProtocol(server, gid).submitClientRequestAsync(req))
         .thenApply(reply -> reply.getMessage().getContent());
   }

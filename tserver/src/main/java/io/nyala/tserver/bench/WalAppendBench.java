@@ -10,6 +10,8 @@ import io.nyala.common.row.RowOperations;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -109,15 +111,20 @@ public final class WalAppendBench {
 
   private void write(RaftServer server, RaftGroupId gid, ClientId client, int writer) {
     Semaphore slots = new Semaphore(opts.inflight());
+    // Answered call ids not yet reported, as the client's replied_seq_nos would carry them.
+    Queue<Long> answered = new ConcurrentLinkedQueue<>();
     try {
       for (long seq = 0; seq < opts.batchesPerWriter() && failure.get() == null; seq++) {
         byte[] payload = batch(writer, seq);
         slots.acquire();
-        RaftCalls.write(server, gid, client, seq, UnsafeByteOperations.unsafeWrap(payload))
+        long callId = seq;
+        RaftCalls.write(server, gid, client, seq, UnsafeByteOperations.unsafeWrap(payload),
+                drain(answered))
             .whenComplete((reply, err) -> {
               if (err != null) {
                 failure.compareAndSet(null, err);
               }
+              answered.add(callId);
               done.incrementAndGet();
               slots.release();
             });
@@ -127,6 +134,14 @@ public final class WalAppendBench {
       Thread.currentThread().interrupt();
       failure.compareAndSet(null, e);
     }
+  }
+
+  private static List<Long> drain(Queue<Long> q) {
+    List<Long> out = new ArrayList<>();
+    for (Long id = q.poll(); id != null; id = q.poll()) {
+      out.add(id);
+    }
+    return out;
   }
 
   private static void join(Thread t) {
