@@ -156,7 +156,9 @@ public final class RaftCalls {
     CompletableFuture<RaftClientReply> f;
     try {
       f = c.start();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
+      // Started on the caller's thread, a call may also throw unchecked: it fails the future
+      // as it did when Ratis ran it on its own executor, never the caller.
       return CompletableFuture.failedFuture(translate(e, gid));
     }
     return f.handle((reply, t) -> {
