@@ -68,6 +68,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
   private final Set<NyalaSession> openSessions = ConcurrentHashMap.newKeySet();
   private final ByteString clientId;
   private final AtomicLong nextSeqNo = new AtomicLong(1);
+  private final AnsweredWrites answeredWrites = new AnsweredWrites();
 
   private AsyncNyalaClient(Builder b) {
     this.masterAddresses = List.copyOf(b.masters);
@@ -346,6 +347,10 @@ public final class AsyncNyalaClient implements AutoCloseable {
 
   long nextSeqNo() {
     return nextSeqNo.getAndIncrement();
+  }
+
+  AnsweredWrites answeredWrites() {
+    return answeredWrites;
   }
 
   Transport transport() {

@@ -55,6 +55,7 @@ final class WriteBatch {
             .setCount(indexes.size()))
         .setClientId(client.clientIdBytes())
         .setSeqNo(client.nextSeqNo())
+        .addAllRepliedSeqNos(client.answeredWrites().take(tablet.id()))
         .build();
   }
 
@@ -93,6 +94,8 @@ final class WriteBatch {
           if (err != null) {
             failAll(ops, out, NyalaException.from(err));
           } else {
+            // Answered: this seq_no is never sent again, the leader may forget its outcome.
+            client.answeredWrites().answered(tablet.id(), request.getSeqNo());
             record(ops, out, served.response());
           }
           return null;

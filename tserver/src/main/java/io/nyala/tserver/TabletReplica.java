@@ -15,6 +15,7 @@ import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -42,6 +43,8 @@ public final class TabletReplica {
   private final Path superblockFile;
   /** Set by Ratis (through the registry) when it opens the group. */
   private volatile TabletStateMachine stateMachine;
+  /** Write schemas already checked against {@link #schema()}, for the Write RPC. */
+  private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
   /** Why the replica failed to open, or null. */
   private volatile NyalaException failure;
 
@@ -75,6 +78,10 @@ public final class TabletReplica {
       return sm.store().schema();
     }
     return schema;
+  }
+
+  public WriteSchemaCache writeSchemas() {
+    return writeSchemas;
   }
 
   public RaftGroupId groupId() {

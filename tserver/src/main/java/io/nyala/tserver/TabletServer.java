@@ -137,7 +137,8 @@ public class TabletServer extends ServerBase {
     ScanHandler scans = new ScanHandler(tabletManager, () -> raftServer, scanners,
         topts.scannerDefaultBatchRows, metrics);
     startRpc(List.of(
-        new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners),
+        new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners)
+            .withAliasedWrites(),
         new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, copySessions,
             channels),
         new TabletCopyService(copySessions)));

@@ -1,5 +1,6 @@
 package io.nyala.tserver;
 
+import io.grpc.BindableService;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
@@ -24,6 +25,7 @@ import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
 import io.nyala.tserver.copy.CopySessions;
@@ -54,6 +56,15 @@ final class TabletServerServices {
       this.writes = writes;
       this.scans = scans;
       this.scanners = scanners;
+    }
+
+    /**
+     * This service with Write requests parsed by aliasing, so that the rows reach the Raft log
+     * write without a copy after the one out of the transport's buffers.
+     */
+    BindableService withAliasedWrites() {
+      return () -> AliasingMarshaller.forRequests(bindService(),
+          TabletServerServiceGrpc.getWriteMethod(), WriteRequestPB.getDefaultInstance());
     }
 
     @Override

@@ -17,7 +17,6 @@ import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
-import io.nyala.tserver.tablet.RowMutator;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,8 +78,7 @@ final class WriteHandler {
     TabletReplica replica = tablets.get(req.getTabletId());
     RaftServer server = raft.get();
     replica.checkLeader(server);
-    Schema writeSchema = Schema.fromPb(req.getSchema());
-    RowMutator.columnMap(replica.schema(), writeSchema);
+    Schema writeSchema = replica.writeSchemas().resolve(req.getSchema(), replica.schema());
     int rows = RowOperations.decode(writeSchema, req.getRowOperations()).size();
     ClientId clientId;
     long callId;
@@ -92,7 +90,8 @@ final class WriteHandler {
       callId = req.getSeqNo();
     }
     CompletableFuture<WriteResponsePB> answer =
-        RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req))
+        RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req),
+                req.getRepliedSeqNosList())
             .thenApply(reply -> toResponse(parse(reply), rows));
     if (droppedOnce == null || req.getClientId().isEmpty()) {
       // Without a client id a retry could not be told from a new write: nothing to prove.

@@ -26,6 +26,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.ClientInvocationId;
+import org.apache.ratis.server.RetryCache;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -183,6 +186,20 @@ class TabletServerTest {
     assertThat(again.getPerRowErrorsList()).hasSize(5)
         .allSatisfy(e -> assertThat(e.getError().getCode()).isEqualTo(StatusCodePB.ALREADY_PRESENT));
     assertThat(ts.metrics().value("ops_applied_total")).isEqualTo(5);
+  }
+
+  @Test
+  void aRepliedSeqNoLeavesTheLeadersRetryCache() throws Exception {
+    ByteString client = TserverFixture.clientId();
+    fx.write(ts, inserts(tablet, 0, 1, RowOpType.INSERT).toBuilder()
+        .setClientId(client).setSeqNo(1).build());
+    RetryCache cache = ts.raftServer().getDivision(RaftIds.groupId(tablet)).getRetryCache();
+    ClientId id = RaftIds.clientId(client.toByteArray());
+    assertThat(cache.getIfPresent(ClientInvocationId.valueOf(id, 1))).isNotNull();
+    fx.write(ts, inserts(tablet, 1, 2, RowOpType.INSERT).toBuilder()
+        .setClientId(client).setSeqNo(2).addRepliedSeqNos(1).build());
+    assertThat(cache.getIfPresent(ClientInvocationId.valueOf(id, 1))).isNull();
+    assertThat(cache.getIfPresent(ClientInvocationId.valueOf(id, 2))).isNotNull();
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -42,8 +43,18 @@ public final class RaftCalls {
   /** Replicates {@code payload} as one entry of group {@code gid}; completes with the reply message. */
   public static CompletableFuture<ByteString> write(RaftServer server, RaftGroupId gid,
       ClientId clientId, long callId, ByteString payload) {
-    return submit(server, gid, clientId, callId, Message.valueOf(payload),
-        RaftClientRequest.writeRequestType());
+    return write(server, gid, clientId, callId, payload, List.of());
+  }
+
+  /**
+   * {@link #write}, also telling the leader that the client has the answers to
+   * {@code repliedCallIds} and will not retry them: Ratis drops them from its retry cache.
+   */
+  public static CompletableFuture<ByteString> write(RaftServer server, RaftGroupId gid,
+      ClientId clientId, long callId, ByteString payload, Iterable<Long> repliedCallIds) {
+    RaftClientRequest req = request(server, gid, clientId, callId, Message.valueOf(payload),
+        RaftClientRequest.writeRequestType()).setRepliedCallIds(repliedCallIds).build();
+    return submit(server, gid, req);
   }
 
   /** A linearizable read through the group's state machine {@code query}. */
@@ -103,16 +114,35 @@ public final class RaftCalls {
 
   public static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
       ClientId clientId, long callId, Message msg, RaftClientRequest.Type type) {
-    RaftClientRequest req = RaftClientRequest.newBuilder()
+    return submit(server, gid, request(server, gid, clientId, callId, msg, type).build());
+  }
+
+  private static RaftClientRequest.Builder request(RaftServer server, RaftGroupId gid,
+      ClientId clientId, long callId, Message msg, RaftClientRequest.Type type) {
+    return RaftClientRequest.newBuilder()
         .setClientId(clientId)
         .setServerId(server.getId())
         .setGroupId(gid)
         .setCallId(callId)
         .setMessage(msg)
-        .setType(type)
-        .build();
-    return call(gid, () -> server.submitClientRequestAsync(req))
+        .setType(type);
+  }
+
+  private static CompletableFuture<ByteString> submit(RaftServer server, RaftGroupId gid,
+      RaftClientRequest req) {
+    return call(gid, () -> clientProtocol(server, gid).submitClientRequestAsync(req))
         .thenApply(reply -> reply.getMessage().getContent());
+  }
+
+  /**
+   * The group's division itself as the protocol to submit to, so that the request is started on
+   * the caller's thread. Through the server, Ratis hands each request to its client executor and
+   * blocks the caller until that thread returned the future: two context switches and two futex
+   * calls per write that buy no concurrency.
+   */
+  private static RaftClientAsynchronousProtocol clientProtocol(RaftServer server,
+      RaftGroupId gid) throws IOException {
+    return server.getDivision(gid) instanceof RaftClientAsynchronousProtocol p ? p : server;
   }
 
   /** A call into the local RaftServer that may throw before it returns a future. */
@@ -126,7 +156,9 @@ public final class RaftCalls {
     CompletableFuture<RaftClientReply> f;
     try {
       f = c.start();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
+      // Started on the caller's thread, a call may also throw unchecked: it fails the future
+      // as it did when Ratis ran it on its own executor, never the caller.
       return CompletableFuture.failedFuture(translate(e, gid));
     }
     return f.handle((reply, t) -> {

@@ -2,6 +2,7 @@ package io.nyala.tserver.bench;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
+import io.nyala.common.proto.SchemaPB;
 import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.row.RowOpType;
@@ -9,6 +10,8 @@ import io.nyala.common.row.RowOperations;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,6 +30,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * {@link WalLogVerifier} can check the log's order per writer.
  */
 public final class WalAppendBench {
+  /** Built once, as a client keeps its table's schema. */
+  private static final SchemaPB SCHEMA_PB = SingleTabletServer.SCHEMA.toPb();
+
   /** What to run. */
   public record Options(int writers, long batchesPerWriter, int opsPerBatch, int inflight,
       boolean fsync, boolean encrypt, boolean verify, Path workDir) {
@@ -105,15 +111,20 @@ public final class WalAppendBench {
 
   private void write(RaftServer server, RaftGroupId gid, ClientId client, int writer) {
     Semaphore slots = new Semaphore(opts.inflight());
+    // Answered call ids not yet reported, as the client's replied_seq_nos would carry them.
+    Queue<Long> answered = new ConcurrentLinkedQueue<>();
     try {
       for (long seq = 0; seq < opts.batchesPerWriter() && failure.get() == null; seq++) {
         byte[] payload = batch(writer, seq);
         slots.acquire();
-        RaftCalls.write(server, gid, client, seq, UnsafeByteOperations.unsafeWrap(payload))
+        long callId = seq;
+        RaftCalls.write(server, gid, client, seq, UnsafeByteOperations.unsafeWrap(payload),
+                drain(answered))
             .whenComplete((reply, err) -> {
               if (err != null) {
                 failure.compareAndSet(null, err);
               }
+              answered.add(callId);
               done.incrementAndGet();
               slots.release();
             });
@@ -123,6 +134,14 @@ public final class WalAppendBench {
       Thread.currentThread().interrupt();
       failure.compareAndSet(null, e);
     }
+  }
+
+  private static List<Long> drain(Queue<Long> q) {
+    List<Long> out = new ArrayList<>();
+    for (Long id = q.poll(); id != null; id = q.poll()) {
+      out.add(id);
+    }
+    return out;
   }
 
   private static void join(Thread t) {
@@ -144,7 +163,7 @@ public final class WalAppendBench {
           .addInt("id", (int) (first + i)).addString("v", "v")));
     }
     return TabletOpPB.newBuilder().setWrite(WriteOpPB.newBuilder()
-        .setSchema(SingleTabletServer.SCHEMA.toPb())
+        .setSchema(SCHEMA_PB)
         .setRowOperations(RowOperations.encode(SingleTabletServer.SCHEMA, ops))).build()
         .toByteArray();
   }

@@ -55,15 +55,15 @@ public final class WritePathAllocBench {
 
   /**
    * Each copy of a write's row bytes from RPC receipt to the Raft log write, one line each, as
-   * read from the code (gRPC 1.83.1, Ratis 3.3.0). Copies after the log write (apply) are
+   * read from the code (gRPC 1.83.1, Ratis 3.3.0; that the Write parse aliases is held by
+   * {@code AliasingMarshallerTest}). Copies after the log write (apply) are
    * listed by {@link #copiesAfterLogWrite()}.
    */
   public static List<String> payloadCopies(boolean encrypt) {
     List<String> out = new ArrayList<>();
-    out.add("gRPC receipt: ProtoLiteUtils reads the whole request out of Netty's buffers into a"
-        + " reused thread-local byte[] to parse it");
-    out.add("parse: WriteRequestPB.row_operations.rows becomes its own ByteString, copied out of"
-        + " that byte[] (no aliasing: the buffer is reused)");
+    out.add("gRPC receipt: AliasingMarshaller reads the whole request out of Netty's buffers"
+        + " into a fresh byte[] of its own (the Write parse then aliases it: rows are a view of"
+        + " that array, not a copy)");
     if (encrypt) {
       out.add("seal: SealedEntries flattens the entry with getContent().toByteArray() before "
           + "AES-GCM (the ciphertext it writes is the encryption, not counted)");
@@ -73,11 +73,10 @@ public final class WritePathAllocBench {
     return out;
   }
 
-  /** Copies of the row bytes after the log write, on apply (TabletStateMachine, unchanged). */
+  /** Copies of the row bytes after the log write, on apply (TabletStateMachine). */
   public static List<String> copiesAfterLogWrite() {
-    return List.of("apply: getLogData().toByteArray() flattens the entry into a new byte[]",
-        "apply: TabletOpPB.parseFrom(byte[]) copies the rows into a new ByteString before "
-            + "decoding them");
+    return List.of("apply: getLogData().toByteArray() flattens the entry into a new byte[]"
+        + " (decrypted into another when sealed); the op's rows are parsed as views of it");
   }
 
   /** Runs it, counting written ops in {@code done}. */

@@ -11,6 +11,7 @@ import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.proto.metadata.WriteResultPB;
 import io.nyala.common.row.RowOperations;
+import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.consensus.RaftCalls;
@@ -22,6 +23,7 @@ import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.TabletImage;
 import io.nyala.tserver.tablet.TabletImageInstaller;
+import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.ByteBuffer;
@@ -102,6 +104,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile TermIndex lastSnapshot;
   /** Index → futures waiting for it to be applied; guarded by itself. */
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
+  /** Write schemas already checked against the store's schema, for apply. */
+  private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
       LogPayloads payloads, BlockManager blocks, Path superblockFile) {
@@ -261,8 +265,9 @@ public final class TabletStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
     try {
-      byte[] data = payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray());
-      TabletOpPB op = TabletOpPB.parseFrom(data);
+      // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
+      TabletOpPB op = AliasingMarshaller.parseAliased(TabletOpPB.parser(),
+          payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray()));
       WriteResultPB result;
       if (op.hasWrite()) {
         result = applyWrite(op.getWrite(), index);
@@ -284,9 +289,10 @@ public final class TabletStateMachine extends BaseStateMachine {
   }
 
   private WriteResultPB applyWrite(WriteOpPB w, long index) {
-    Schema ws = Schema.fromPb(w.getSchema());
+    BlockTabletStore s = store;
+    Schema ws = writeSchemas.resolve(w.getSchema(), s.schema());
     List<RowOperations.Op> ops = RowOperations.decode(ws, w.getRowOperations());
-    List<RowError> errors = store.apply(ws, ops, index);
+    List<RowError> errors = s.apply(ws, ops, index);
     WriteResultPB.Builder b = WriteResultPB.newBuilder().setWriteIndex(index);
     for (RowError e : errors) {
       b.addPerRowErrors(PerRowResultPB.newBuilder()
