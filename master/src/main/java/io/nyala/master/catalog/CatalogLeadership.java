@@ -5,6 +5,7 @@ import io.nyala.common.StatusCode;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +17,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class CatalogLeadership {
   private static final Logger LOG = LoggerFactory.getLogger(CatalogLeadership.class);
+
+  /** How long a new leader waits for its barrier entry before writing another. */
+  static final long BARRIER_TIMEOUT_MS = 10_000;
 
   private final SysCatalog catalog;
   private final Runnable onReady;
@@ -45,7 +49,14 @@ public final class CatalogLeadership {
     }
     if (becomingTerm != term) {
       becomingTerm = term;
-      becomeLeader(term);
+      try {
+        becomeLeader(term);
+      } catch (RuntimeException e) {
+        // Without this reset no later poll of this term would try again: the master would
+        // lead the catalog without ever serving.
+        becomingTerm = -1;
+        throw e;
+      }
     }
     return false;
   }
@@ -56,26 +67,30 @@ public final class CatalogLeadership {
     if (clusterId.isEmpty()) {
       batch.addOps(SysCatalogOpPB.newBuilder().setSetClusterId(RaftIds.newId()));
     }
-    catalog.write(batch.build()).whenComplete((v, t) -> {
-      if (t == null && catalog.leaderTerm() == term) {
-        onReady.run();
-        readyTerm = term;
-        LOG.info("sys catalog leader in term {}, cluster id {}", term,
-            catalog.read(CatalogState::clusterId));
+    // A barrier that never answers is given up on, so the next poll writes another.
+    catalog.write(batch.build()).orTimeout(BARRIER_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .whenComplete((v, t) -> barrierDone(term, t));
+  }
+
+  private void barrierDone(long term, Throwable t) {
+    if (t == null && catalog.leaderTerm() == term) {
+      onReady.run();
+      readyTerm = term;
+      LOG.info("sys catalog leader in term {}, cluster id {}", term,
+          catalog.read(CatalogState::clusterId));
+      return;
+    }
+    if (t != null) {
+      // Ratis answers "leader not ready" until its first entry of the term commits.
+      boolean expected = NyalaException.from(t).code() == StatusCode.SERVICE_UNAVAILABLE;
+      if (expected) {
+        LOG.debug("sys catalog leader in term {} not ready yet: {}", term, t.getMessage());
       } else {
-        if (t != null) {
-          // Ratis answers "leader not ready" until its first entry of the term commits.
-          boolean expected = NyalaException.from(t).code() == StatusCode.SERVICE_UNAVAILABLE;
-          if (expected) {
-            LOG.debug("sys catalog leader in term {} not ready yet: {}", term, t.getMessage());
-          } else {
-            LOG.info("could not start leading the sys catalog in term {}: {}", term,
-                t.getMessage());
-          }
-        }
-        becomingTerm = -1; // the next poll tries again if still leader
+        LOG.info("could not start leading the sys catalog in term {}: {}", term,
+            t.getMessage());
       }
-    });
+    }
+    becomingTerm = -1; // the next poll tries again if still leader
   }
 
   public boolean isReady() {

@@ -42,8 +42,18 @@ public final class CatalogState {
       case DELETE_TABLE_ID -> deleteTable(op.getDeleteTableId());
       case PUT_TABLET -> putTablet(op.getPutTablet());
       case DELETE_TABLET_ID -> deleteTablet(op.getDeleteTabletId());
-      case SET_CLUSTER_ID -> clusterId = op.getSetClusterId();
+      case SET_CLUSTER_ID -> setClusterId(op.getSetClusterId());
       default -> { } // an op from a newer master: nothing this version understands
+    }
+  }
+
+  /**
+   * The first cluster id replicated wins: a new leader whose barrier write (which carries a
+   * fresh id while none is set) is retried may get two of them committed.
+   */
+  private void setClusterId(String id) {
+    if (clusterId.isEmpty()) {
+      clusterId = id;
     }
   }
 

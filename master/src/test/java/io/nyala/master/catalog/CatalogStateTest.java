@@ -49,6 +49,14 @@ class CatalogStateTest {
   }
 
   @Test
+  void theFirstReplicatedClusterIdWins() {
+    CatalogState s = new CatalogState();
+    s.apply(SysCatalogOpPB.newBuilder().setSetClusterId("first").build());
+    s.apply(SysCatalogOpPB.newBuilder().setSetClusterId("retried-barrier").build());
+    assertThat(s.clusterId()).isEqualTo("first");
+  }
+
+  @Test
   void renamingKeepsOneNameAndSnapshotsRoundTrip() {
     CatalogState s = new CatalogState();
     s.apply(SysCatalogOpPB.newBuilder().setSetClusterId("c1").build());
