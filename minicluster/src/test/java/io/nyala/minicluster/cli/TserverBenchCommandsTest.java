@@ -43,7 +43,7 @@ class TserverBenchCommandsTest {
         "--ops-per-batch", "3", "--work-dir", dir.toString());
     assertThat(out).contains("write-path: 300 ops in 100 requests").contains("300 applied")
         .containsPattern("allocated per applied op: \\d+ bytes")
-        .contains("row payload copies from RPC receipt to the Raft log write: 3");
+        .contains("row payload copies from RPC receipt to the Raft log write: 2");
   }
 
   @Test
