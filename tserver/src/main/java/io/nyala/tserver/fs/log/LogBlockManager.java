@@ -162,6 +162,7 @@ public final class LogBlockManager implements BlockManager {
   void write(Creation.Block b, byte[] buf, int off, int len) {
     Container c = b.container;
     long at = b.offset + b.length;
+    b.touchedEnd = Math.max(b.touchedEnd, at + len);
     bytesPreallocated.addAndGet(c.preallocateFor(at, at + len, opts.preallocateBytes()));
     c.data().write(at, buf, off, len);
   }
@@ -169,7 +170,9 @@ public final class LogBlockManager implements BlockManager {
   /** A finalized block gives its container back for the next block. */
   synchronized void release(Creation.Block b) {
     Container c = b.container;
-    c.nextOffset = c.alignUp(b.offset + b.length);
+    // Past all the block touched, so no keystream of this container is used twice
+    // (docs/data-safety.md, "Keys and keystreams").
+    c.nextOffset = c.alignUp(b.offset + b.touchedLength());
     if (!c.isFull(opts)) {
       open.get(dirIndex(c)).add(c);
     }
@@ -226,8 +229,8 @@ public final class LogBlockManager implements BlockManager {
       Container c = b.container;
       c.pendingBlocks--;
       List<Loc> l = freed.computeIfAbsent(c, k -> new ArrayList<>());
-      if (b.length > 0) {
-        l.add(new Loc(c, b.offset, b.length));
+      if (b.touchedLength() > 0) {
+        l.add(new Loc(c, b.offset, b.touchedLength()));
       }
     }
     for (Map.Entry<Container, List<Loc>> e : freed.entrySet()) {

@@ -1,5 +1,6 @@
 package io.nyala.tserver.fs.log;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.env.Env;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.env.RandomReadFile;
@@ -10,11 +11,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** An env that counts the appends to and syncs of container metadata files; else delegates. */
+/**
+ * An env that counts the appends to and syncs of container metadata files, and can make the
+ * next data-file write fail part-way (as a full disk does); else delegates.
+ */
 final class MetadataWriteCountingEnv implements Env {
   private final Env env;
   final AtomicInteger appends = new AtomicInteger();
   final AtomicInteger syncs = new AtomicInteger();
+  /** When >= 0, the next data-file write writes this many bytes, then fails. */
+  final AtomicInteger failNextDataWriteAfter = new AtomicInteger(-1);
 
   MetadataWriteCountingEnv(Env env) {
     this.env = env;
@@ -78,7 +84,54 @@ final class MetadataWriteCountingEnv implements Env {
 
   @Override
   public ReadWriteFile newReadWriteFile(Path path, OpenOptions opts) {
-    return env.newReadWriteFile(path, opts);
+    ReadWriteFile f = env.newReadWriteFile(path, opts);
+    return new ReadWriteFile() {
+      @Override
+      public void write(long offset, byte[] b, int off, int len) {
+        int after = failNextDataWriteAfter.getAndSet(-1);
+        if (after < 0) {
+          f.write(offset, b, off, len);
+          return;
+        }
+        f.write(offset, b, off, Math.min(after, len));
+        throw NyalaException.ioError(path + ": no space left on device (injected)", null);
+      }
+
+      @Override
+      public void truncate(long logicalSize) {
+        f.truncate(logicalSize);
+      }
+
+      @Override
+      public void sync() {
+        f.sync();
+      }
+
+      @Override
+      public Path path() {
+        return f.path();
+      }
+
+      @Override
+      public boolean isEncrypted() {
+        return f.isEncrypted();
+      }
+
+      @Override
+      public int read(long offset, byte[] b, int off, int len) {
+        return f.read(offset, b, off, len);
+      }
+
+      @Override
+      public long size() {
+        return f.size();
+      }
+
+      @Override
+      public void close() {
+        f.close();
+      }
+    };
   }
 
   @Override
