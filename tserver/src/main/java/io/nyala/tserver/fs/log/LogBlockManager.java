@@ -199,8 +199,7 @@ public final class LogBlockManager implements BlockManager {
         for (Creation.Block b : e.getValue()) {
           pos = RecordFormat.putCreate(buf, pos, b.id().value(), b.offset, b.length, ts);
         }
-        e.getKey().meta().append(buf, 0, pos);
-        e.getKey().meta().sync();
+        e.getKey().appendRecords(buf, pos);
       }
       List<BlockId> out = new ArrayList<>();
       for (Creation.Block b : created) {
@@ -258,6 +257,8 @@ public final class LogBlockManager implements BlockManager {
   private Container pickContainer() {
     int d = nextDir++ % opts.dataDirs().size();
     List<Container> avail = open.get(d);
+    // A failed metadata append retires a container that may be waiting here.
+    avail.removeIf(c -> c.isFull(opts));
     if (avail.isEmpty()) {
       Path dir = opts.dataDirs().get(d);
       String id;
@@ -286,8 +287,7 @@ public final class LogBlockManager implements BlockManager {
       for (long id : e.getValue()) {
         pos = RecordFormat.putDelete(buf, pos, id);
       }
-      e.getKey().meta().append(buf, 0, pos);
-      e.getKey().meta().sync();
+      e.getKey().appendRecords(buf, pos);
     }
     for (Map.Entry<Container, List<Long>> e : byContainer.entrySet()) {
       Container c = e.getKey();

@@ -150,4 +150,22 @@ class KeystreamReuseTest {
       writeAndCheck(bm);
     }
   }
+
+  @Test
+  void recordsOfAMetadataAppendThatFailedPartWayAreNotOverwritten() throws Exception {
+    MetadataWriteCountingEnv faulty = new MetadataWriteCountingEnv(env);
+    try (LogBlockManager bm = open(LbmFixture.options(faulty, false, dir))) {
+      BlockId kept = writeAndCheck(bm);
+      faulty.failNextMetaAppendAfter.set(20);
+      assertThatThrownBy(() -> LbmFixture.create(bm, 1, SIZE)).hasMessageContaining("injected");
+      history.observe(dir);
+      writeAndCheck(bm);
+      assertThatThrownBy(() -> LbmFixture.delete(bm, List.of(kept)))
+          .hasMessageContaining("earlier metadata append failed");
+      history.observe(dir);
+    }
+    try (LogBlockManager bm = open(opts())) {
+      writeAndCheck(bm);
+    }
+  }
 }
