@@ -6,8 +6,6 @@ import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
-import io.nyala.common.security.Hkdf;
-import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.catalog.CatalogManager;
@@ -20,7 +18,6 @@ import io.nyala.master.placement.ReplicaPlacer;
 import io.nyala.master.rereplication.ReReplicator;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -74,7 +71,10 @@ public class MasterServer extends ServerBase {
   /** Returns once the RPC server is up; leadership of the catalog follows asynchronously. */
   public void start() {
     openFs();
-    sysCatalog = new SysCatalog(fs.env(), LogPayloads.sealed("sys-catalog", catalogKey()));
+    // Random keys per leader term, wrapped in each entry: never a key derived from the cluster
+    // key, which two catalogs under one cluster key would share (docs/encryption.md).
+    sysCatalog = new SysCatalog(fs.env(), LogPayloads.wrapped("sys-catalog", keyProvider,
+        masterOptions.encryptionKeyLength));
     MasterOptions o = masterOptions;
     tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
     TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
@@ -128,20 +128,6 @@ public class MasterServer extends ServerBase {
     }
     return SysCatalog.initialGroup(new MasterDiscovery(uuid(), masters, channels, this::isClosed)
         .discover(masterOptions.masterDiscoveryTimeoutMs));
-  }
-
-  /**
-   * The key sealing catalog entries, or null without encryption. Derived from the cluster key,
-   * so every master of the cluster has it without storing it anywhere; rotating the cluster key
-   * will have to store the catalog key wrapped instead.
-   */
-  private KeyMaterial catalogKey() {
-    if (keyProvider == null) {
-      return null;
-    }
-    KeyMaterial cluster = keyProvider.clusterKey(keyProvider.currentVersion());
-    return Hkdf.deriveKey(cluster, null,
-        "nyala-catalog-v1".getBytes(StandardCharsets.US_ASCII), cluster.bits());
   }
 
   private void tick() {

@@ -4,15 +4,18 @@ import io.nyala.common.NyalaException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +37,9 @@ public final class FileKeyProvider implements KeyProvider {
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rw-------");
 
+  /** How long {@link #open} waits for a key file that looks half-written to complete. */
+  static final long PARTIAL_WAIT_MS = 2_000;
+
   private final Path file;
   private final KeyMaterial key;
 
@@ -42,28 +48,80 @@ public final class FileKeyProvider implements KeyProvider {
     this.key = key;
   }
 
-  /** Reads an existing key file; NOT_FOUND if missing, INVALID_ARGUMENT if malformed. */
+  /**
+   * Reads an existing key file; NOT_FOUND if missing, INVALID_ARGUMENT if malformed. A file that
+   * looks like a key still being written (empty, or hex digits without their final newline) is
+   * read again for up to {@link #PARTIAL_WAIT_MS}; if it stays so, CORRUPTION naming the file.
+   */
   public static FileKeyProvider open(Path file) {
-    byte[] content;
+    return open(file, PARTIAL_WAIT_MS);
+  }
+
+  static FileKeyProvider open(Path file, long partialWaitMs) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(partialWaitMs);
+    long backoffMs = 1;
+    while (true) {
+      byte[] content = read(file);
+      try {
+        if (!looksPartial(content)) {
+          warnIfExposed(file);
+          return new FileKeyProvider(file, parse(file, content));
+        }
+        if (System.nanoTime() - deadline >= 0) {
+          throw NyalaException.corruption("cluster key file %s looks truncated (%d bytes: %s); "
+              + "a key file holds 32, 48 or 64 hex digits and a newline. Restore it from a "
+              + "backup: a new key cannot read what the old one encrypted", file,
+              content.length, content.length == 0 ? "empty" : "hex digits and no newline");
+        }
+      } finally {
+        KeyMaterial.wipe(content);
+      }
+      sleepQuietly(backoffMs);
+      backoffMs = Math.min(backoffMs * 2, 50);
+    }
+  }
+
+  private static byte[] read(Path file) {
     try {
-      content = Files.readAllBytes(file);
+      return Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       throw NyalaException.notFound("cluster key file %s does not exist", file);
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read cluster key file " + file + ": " + e, e);
     }
+  }
+
+  /**
+   * Whether {@code content} may be a prefix of a key file that {@link #create} is writing or a
+   * crash cut short: empty, or nothing but hex digits and shorter than the longest key. A
+   * 128-bit key is exactly a prefix of a 256-bit one, so hex keys shorter than 256 bits must end
+   * with a newline (as every created file does); raw keys are not hex text by far odds.
+   */
+  static boolean looksPartial(byte[] content) {
+    if (content.length >= 64) {
+      return false;
+    }
+    for (byte b : content) {
+      if (Character.digit(b, 16) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void sleepQuietly(long ms) {
     try {
-      warnIfExposed(file);
-      return new FileKeyProvider(file, parse(file, content));
-    } finally {
-      KeyMaterial.wipe(content);
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.ioError("interrupted while waiting for a cluster key file", e);
     }
   }
 
   /**
-   * Opens the key file, first creating it (0600, a fresh random key of {@code bits}, as hex) if
-   * it does not exist. Creation writes a temporary file and renames it, so a crash never leaves
-   * a half-written key behind.
+   * Opens the key file, first creating it (0600, a fresh random key of {@code bits}, as hex and
+   * a newline) if it does not exist. Safe against any number of servers creating it at once,
+   * in this process or others: see {@link #create}.
    */
   public static FileKeyProvider openOrCreate(Path file, int bits) {
     KeyMaterial.checkAesLength(bits);
@@ -73,27 +131,75 @@ public final class FileKeyProvider implements KeyProvider {
     return open(file);
   }
 
+  /**
+   * Creates the key file unless another creator got there first; never replaces one. The key
+   * goes to a temp file of this creator's own (so two creators never write one file), is synced,
+   * then hard-linked to the final name: a link fails if the name exists, so exactly one key wins
+   * and the name only ever shows a complete, durable file. Where hard links are unsupported,
+   * CREATE_NEW then write and sync; readers wait out the short window ({@link #open}).
+   */
   private static void create(Path file, KeyMaterial key) {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    byte[] text = (key.toHex() + "\n").getBytes(StandardCharsets.US_ASCII);
+    Path dir = file.toAbsolutePath().getParent();
     try {
-      if (file.getParent() != null) {
-        Files.createDirectories(file.getParent());
-      }
-      Files.deleteIfExists(tmp);
-      createOwnerOnly(tmp);
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ch.write(java.nio.ByteBuffer.wrap((key.toHex() + "\n").getBytes(StandardCharsets.US_ASCII)));
-        ch.force(true);
-      }
+      Files.createDirectories(dir);
+      Path tmp = dir.resolve(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
+      boolean won;
       try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file);
+        writeNew(tmp, text);
+        won = link(file, tmp);
+      } finally {
+        Files.deleteIfExists(tmp);
       }
-      LOG.warn("created cluster key file {} ({} bits); a key file is NOT secure, use a KMS in "
-          + "production", file, key.bits());
+      syncDir(dir);
+      if (won) {
+        LOG.warn("created cluster key file {} ({} bits); a key file is NOT secure, use a KMS in "
+            + "production", file, key.bits());
+      }
     } catch (IOException e) {
       throw NyalaException.ioError("cannot create cluster key file " + file + ": " + e, e);
+    } finally {
+      KeyMaterial.wipe(text);
+    }
+  }
+
+  /** Links {@code tmp} as {@code file}; false if {@code file} exists (another creator won). */
+  private static boolean link(Path file, Path tmp) throws IOException {
+    try {
+      Files.createLink(file, tmp);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    } catch (UnsupportedOperationException | FileSystemException e) {
+      try {
+        writeNew(file, Files.readAllBytes(tmp));
+        return true;
+      } catch (FileAlreadyExistsException lost) {
+        return false;
+      }
+    }
+  }
+
+  /** Creates {@code p} owner-only (CREATE_NEW), writes {@code text} and syncs it. */
+  private static void writeNew(Path p, byte[] text) throws IOException {
+    createOwnerOnly(p);
+    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.wrap(text);
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+      ch.force(true);
+    }
+  }
+
+  private static void syncDir(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException e) {
+      // Some file systems cannot open a directory; there a link is as durable as it gets.
+      if (!Files.isDirectory(dir)) {
+        throw e;
+      }
     }
   }
 

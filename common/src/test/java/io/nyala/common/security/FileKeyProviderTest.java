@@ -9,6 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,5 +74,70 @@ class FileKeyProviderTest {
     assertThat(w.wrapped()).hasSize(40);
     assertThat(p.unwrapServerKey(w, "server key")).isEqualTo(server);
     assertThat(KeyWrap.unwrap(p.clusterKey(1), w.wrapped(), "again")).isEqualTo(server);
+  }
+
+  @Test
+  void eightServersCreatingOneKeyFileAtOnceAllGetTheOneKeyWritten() throws Exception {
+    Path f = dir.resolve("keys/cluster.key");
+    List<FileKeyProvider> created = allAtOnce(8, i -> FileKeyProvider.openOrCreate(f, 256));
+    KeyMaterial onDisk = KeyMaterial.fromHex(Files.readString(f).strip());
+    assertThat(created).extracting(p -> p.clusterKey(1)).containsOnly(onDisk);
+    List<FileKeyProvider> reopened = allAtOnce(8, i -> FileKeyProvider.open(f));
+    assertThat(reopened).extracting(p -> p.clusterKey(1)).containsOnly(onDisk);
+    try (Stream<Path> s = Files.list(f.getParent())) {
+      assertThat(s.map(p -> p.getFileName().toString())).containsExactly("cluster.key");
+    }
+  }
+
+  @Test
+  void aKeyFileCutShortIsNeverTakenAsAKey() throws Exception {
+    String full = KeyMaterial.random(256).toHex();
+    Path f = dir.resolve("cluster.key");
+    // Half of a 256-bit key is a well-formed 128-bit one; a raw-looking 16 bytes likewise.
+    for (String cut : List.of(full.substring(0, 32), full.substring(0, 16), "")) {
+      Files.writeString(f, cut);
+      assertThatThrownBy(() -> FileKeyProvider.open(f, 20))
+          .isInstanceOfSatisfying(NyalaException.class,
+              e -> assertThat(e.code()).isEqualTo(StatusCode.CORRUPTION))
+          .hasMessageContaining(f.toString()).hasMessageContaining("truncated");
+    }
+  }
+
+  @Test
+  void aReaderWaitsForAKeyFileBeingWritten() throws Exception {
+    KeyMaterial k = KeyMaterial.random(256);
+    Path f = dir.resolve("cluster.key");
+    Files.writeString(f, k.toHex().substring(0, 32));
+    CompletableFuture<FileKeyProvider> reader =
+        CompletableFuture.supplyAsync(() -> FileKeyProvider.open(f, 5_000));
+    Files.writeString(f, k.toHex() + "\n");
+    assertThat(reader.get().clusterKey(1)).isEqualTo(k);
+  }
+
+  private static List<FileKeyProvider> allAtOnce(int n, Function<Integer, FileKeyProvider> task)
+      throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    try {
+      CyclicBarrier start = new CyclicBarrier(n);
+      List<CompletableFuture<FileKeyProvider>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int index = i;
+        fs.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            start.await();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          return task.apply(index);
+        }, pool));
+      }
+      List<FileKeyProvider> out = new ArrayList<>();
+      for (CompletableFuture<FileKeyProvider> f : fs) {
+        out.add(f.get());
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }

@@ -3,15 +3,23 @@ package io.nyala.common.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class LogPayloadsTest {
+  @TempDir
+  Path dir;
+
   private static final byte[] ROW = "row NYALA-PLAINTEXT-CANARY".getBytes(StandardCharsets.UTF_8);
 
   @Test
@@ -53,5 +61,43 @@ class LogPayloadsTest {
     assertThatThrownBy(() -> other.open(sealed)).hasMessageContaining("t1")
         .hasMessageContaining("failed authentication");
     assertThatThrownBy(() -> other.open(ROW)).hasMessageContaining("t1");
+  }
+
+  @Test
+  void wrappedPayloadsUseAFreshKeyPerCatalogAndTermThatAnyHolderOfTheClusterKeyOpens() {
+    FileKeyProvider provider = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
+    LogPayloads one = LogPayloads.wrapped("sys-catalog", provider, 256);
+    LogPayloads two = LogPayloads.wrapped("sys-catalog", provider, 256);
+    byte[] a1 = one.seal(1, ROW);
+    byte[] a1b = one.seal(1, ROW);
+    byte[] b1 = two.seal(1, ROW);
+    byte[] a2 = one.seal(2, ROW);
+    assertThat(keyOf(provider, a1)).isEqualTo(keyOf(provider, a1b));
+    assertThat(keyOf(provider, a1)).isNotEqualTo(keyOf(provider, b1))
+        .isNotEqualTo(keyOf(provider, a2));
+    assertThat(new String(a1, StandardCharsets.ISO_8859_1)).doesNotContain("NYALA-PLAINTEXT");
+    // A restarted master, or a follower: only the cluster key in common.
+    LogPayloads reader = LogPayloads.wrapped("sys-catalog", provider, 256);
+    for (byte[] sealed : List.of(a1, a1b, b1, a2)) {
+      assertThat(reader.open(sealed)).isEqualTo(ROW);
+    }
+    FileKeyProvider other = FileKeyProvider.openOrCreate(dir.resolve("other.key"), 256);
+    assertThatThrownBy(() -> LogPayloads.wrapped("sys-catalog", other, 256).open(a1))
+        .hasMessageContaining("sys-catalog");
+  }
+
+  @Test
+  void aPayloadSealedUnderADerivedCatalogKeyIsRefusedClearly() {
+    FileKeyProvider provider = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
+    byte[] old = LogPayloads.sealed("sys-catalog", provider.clusterKey(1)).seal(1, ROW);
+    assertThatThrownBy(() -> LogPayloads.wrapped("sys-catalog", provider, 256).open(old))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.CORRUPTION))
+        .hasMessageContaining("sys-catalog").hasMessageContaining("derived from the cluster key")
+        .hasMessageContaining("re-format");
+  }
+
+  private static KeyMaterial keyOf(KeyProvider provider, byte[] sealed) {
+    return provider.unwrapServerKey(KeyEnvelope.parse("t", sealed).key(), "test");
   }
 }

@@ -1,5 +1,6 @@
 package io.nyala.tserver.fs.log;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.env.Env;
 import io.nyala.common.env.OpenMode;
 import io.nyala.common.env.OpenOptions;
@@ -34,6 +35,12 @@ final class Container {
   /** Blocks placed here whose transaction has neither committed nor abandoned them. */
   long pendingBlocks;
   boolean deleted;
+  /**
+   * A metadata append failed part-way: its bytes may be on disk at offsets the writer would
+   * append at again, under the same file key. No more records go to this file in this process;
+   * the next startup repairs the tail into a new file (docs/data-safety.md).
+   */
+  private volatile boolean metaBroken;
   /**
    * Physical offset up to which the data file is preallocated, as far as this process knows
    * (0 after a reopen: preallocating again is harmless). Touched only by the one writer of the
@@ -93,6 +100,21 @@ final class Container {
     return meta;
   }
 
+  /** Appends records and syncs them; after a failure, refuses (see {@link #metaBroken}). */
+  synchronized void appendRecords(byte[] buf, int len) {
+    if (metaBroken) {
+      throw NyalaException.ioError(metaPath() + ": an earlier metadata append failed; no more "
+          + "records are written to it until a restart repairs it", null);
+    }
+    try {
+      meta().append(buf, 0, len);
+      meta().sync();
+    } catch (RuntimeException e) {
+      metaBroken = true;
+      throw e;
+    }
+  }
+
   /**
    * Before a write of logical {@code [start, end)}: when it would pass the preallocated end,
    * reserves at least {@code chunk} more bytes from there with {@code fallocate(KEEP_SIZE)}.
@@ -111,7 +133,7 @@ final class Container {
   }
 
   boolean isFull(LbmOptions o) {
-    return nextOffset >= o.maxSize() || (o.maxBlocks() > 0 && created >= o.maxBlocks());
+    return metaBroken || nextOffset >= o.maxSize() || (o.maxBlocks() > 0 && created >= o.maxBlocks());
   }
 
   synchronized void close() {

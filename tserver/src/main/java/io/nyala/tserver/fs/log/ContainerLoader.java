@@ -158,7 +158,11 @@ final class ContainerLoader {
     try (RandomReadFile d = env.newRandomReadFile(c.dataPath(), OpenOptions.SENSITIVE)) {
       dataSize = d.size();
     }
-    c.nextOffset = Math.max(c.nextOffset, c.alignUp(0));
+    // Past every byte ever written, not just past the last CREATE: an abandoned or crashed
+    // transaction's bytes (and a compacted-away block's) lie beyond it, and writing there again
+    // would reuse their keystream (docs/data-safety.md, "Keys and keystreams"). Holes are
+    // punched with KEEP_SIZE and the data file is never cut, so its size covers them all.
+    c.nextOffset = Math.max(c.nextOffset, c.alignUp(dataSize));
     var it = blocks.entrySet().iterator();
     while (it.hasNext()) {
       var e = it.next();
@@ -175,7 +179,19 @@ final class ContainerLoader {
     }
   }
 
+  /**
+   * Drops a torn tail. Encrypted, the next appends would land on the torn bytes' offsets under
+   * the same file key, so the valid prefix is copied to a new file (a new key) instead of cut.
+   */
   private void truncate(Path meta, long end) {
+    if (env.isEncrypting()) {
+      byte[] valid;
+      try (RandomReadFile f = env.newRandomReadFile(meta, OpenOptions.SENSITIVE)) {
+        valid = f.readFully(0, Math.toIntExact(end));
+      }
+      MetadataCompactor.replace(env, meta, valid, valid.length);
+      return;
+    }
     try (ReadWriteFile f = env.newReadWriteFile(meta, OpenOptions.SENSITIVE.withMode(
         OpenMode.OPEN_EXISTING))) {
       f.truncate(end);

@@ -23,6 +23,11 @@ final class Creation implements BlockManager.CreationTransaction {
     /** Logical offset of the block in the container's data file. */
     final long offset;
     long length;
+    /**
+     * Logical end of every byte a write was attempted at: a write that fails part-way may
+     * still have put ciphertext there, so the container never hands those offsets out again.
+     */
+    long touchedEnd;
     boolean finalized;
 
     Block(BlockId id, LogBlockManager lbm, Container container) {
@@ -30,6 +35,12 @@ final class Creation implements BlockManager.CreationTransaction {
       this.lbm = lbm;
       this.container = container;
       this.offset = container.nextOffset;
+      this.touchedEnd = offset;
+    }
+
+    /** Bytes from the block's offset that may hold its ciphertext. */
+    long touchedLength() {
+      return Math.max(length, touchedEnd - offset);
     }
 
     @Override

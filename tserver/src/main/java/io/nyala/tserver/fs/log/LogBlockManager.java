@@ -162,6 +162,7 @@ public final class LogBlockManager implements BlockManager {
   void write(Creation.Block b, byte[] buf, int off, int len) {
     Container c = b.container;
     long at = b.offset + b.length;
+    b.touchedEnd = Math.max(b.touchedEnd, at + len);
     bytesPreallocated.addAndGet(c.preallocateFor(at, at + len, opts.preallocateBytes()));
     c.data().write(at, buf, off, len);
   }
@@ -169,7 +170,9 @@ public final class LogBlockManager implements BlockManager {
   /** A finalized block gives its container back for the next block. */
   synchronized void release(Creation.Block b) {
     Container c = b.container;
-    c.nextOffset = c.alignUp(b.offset + b.length);
+    // Past all the block touched, so no keystream of this container is used twice
+    // (docs/data-safety.md, "Keys and keystreams").
+    c.nextOffset = c.alignUp(b.offset + b.touchedLength());
     if (!c.isFull(opts)) {
       open.get(dirIndex(c)).add(c);
     }
@@ -196,8 +199,7 @@ public final class LogBlockManager implements BlockManager {
         for (Creation.Block b : e.getValue()) {
           pos = RecordFormat.putCreate(buf, pos, b.id().value(), b.offset, b.length, ts);
         }
-        e.getKey().meta().append(buf, 0, pos);
-        e.getKey().meta().sync();
+        e.getKey().appendRecords(buf, pos);
       }
       List<BlockId> out = new ArrayList<>();
       for (Creation.Block b : created) {
@@ -226,8 +228,8 @@ public final class LogBlockManager implements BlockManager {
       Container c = b.container;
       c.pendingBlocks--;
       List<Loc> l = freed.computeIfAbsent(c, k -> new ArrayList<>());
-      if (b.length > 0) {
-        l.add(new Loc(c, b.offset, b.length));
+      if (b.touchedLength() > 0) {
+        l.add(new Loc(c, b.offset, b.touchedLength()));
       }
     }
     for (Map.Entry<Container, List<Loc>> e : freed.entrySet()) {
@@ -255,6 +257,8 @@ public final class LogBlockManager implements BlockManager {
   private Container pickContainer() {
     int d = nextDir++ % opts.dataDirs().size();
     List<Container> avail = open.get(d);
+    // A failed metadata append retires a container that may be waiting here.
+    avail.removeIf(c -> c.isFull(opts));
     if (avail.isEmpty()) {
       Path dir = opts.dataDirs().get(d);
       String id;
@@ -283,8 +287,7 @@ public final class LogBlockManager implements BlockManager {
       for (long id : e.getValue()) {
         pos = RecordFormat.putDelete(buf, pos, id);
       }
-      e.getKey().meta().append(buf, 0, pos);
-      e.getKey().meta().sync();
+      e.getKey().appendRecords(buf, pos);
     }
     for (Map.Entry<Container, List<Long>> e : byContainer.entrySet()) {
       Container c = e.getKey();

@@ -20,7 +20,6 @@ final class MetadataCompactor {
   private MetadataCompactor() {}
 
   static void rewrite(Env env, Container c, Map<Long, long[]> blocks) {
-    Path tmp = c.dir.resolve(c.id + TMP_SUFFIX);
     // Offset order keeps nextOffset and reads of the new file as sequential as the old.
     Map<Long, Long> byOffset = new TreeMap<>();
     blocks.forEach((id, ext) -> byOffset.put(ext[0], id));
@@ -33,13 +32,24 @@ final class MetadataCompactor {
       long[] ext = blocks.get(id);
       pos = RecordFormat.putCreate(buf, pos, id, ext[0], ext[1], ext[2]);
     }
+    replace(env, c.metaPath(), buf, pos);
+    c.created = blocks.size();
+  }
+
+  /**
+   * Replaces metadata file {@code meta} with {@code len} bytes of {@code buf}, crash-safely. The
+   * new file gets a new file key, so none of the old file's keystream is used again.
+   */
+  static void replace(Env env, Path meta, byte[] buf, int len) {
+    String name = meta.getFileName().toString();
+    Path tmp = meta.resolveSibling(name.substring(0, name.length() - ".metadata".length())
+        + TMP_SUFFIX);
     try (WritableFile w = env.newWritableFile(tmp, OpenOptions.SENSITIVE.withMode(
         OpenMode.CREATE_OR_TRUNCATE))) {
-      w.append(buf, 0, pos);
+      w.append(buf, 0, len);
       w.sync();
     }
-    env.renameFile(tmp, c.metaPath());
-    env.syncDir(c.dir);
-    c.created = blocks.size();
+    env.renameFile(tmp, meta);
+    env.syncDir(meta.getParent());
   }
 }
