@@ -69,7 +69,16 @@ public interface TabletStore {
    * under their names in {@link ScanSpec#schema()}; ILLEGAL_STATE if one it reads (projected or
    * in a predicate) has been dropped since.
    */
-  ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows);
+  default ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows) {
+    return scan(spec, resumeAfter, maxRows, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #scan(ScanSpec, byte[], int)}, also ending the page after the row whose encoded
+   * size (in the response's row block) brings the page to {@code maxBytes}: a page holds at
+   * least one row, and at most {@code maxBytes} plus one row.
+   */
+  ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes);
 
   /** Live rows at the newest state. */
   long liveRowCount();
