@@ -63,7 +63,8 @@ class ScanPageBytesTest {
       }
       pages++;
       int bytes = r.getData().getRows().size();
-      assertThat(bytes).as("page %d bytes", pages).isLessThanOrEqualTo((1 << 20) + VALUE_BYTES + 64);
+      assertThat(bytes).as("page %d bytes", pages)
+          .isLessThanOrEqualTo((1 << 20) + VALUE_BYTES + 64);
       assertThat(r.getData().getNumRows()).as("page %d rows", pages).isPositive();
       for (Object[] row : RowBlock.decode(Schema.fromPb(r.getProjection()), r.getData())) {
         assertThat(keys.add(row[0])).as("key %s twice", row[0]).isTrue();

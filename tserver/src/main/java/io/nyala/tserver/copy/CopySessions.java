@@ -50,7 +50,7 @@ public final class CopySessions implements AutoCloseable {
   private final LongSupplier nanoClock;
   private final Map<String, Session> sessions = new ConcurrentHashMap<>();
 
-  /** @param nanoClock the monotonic clock idle time is measured by (System.nanoTime outside tests) */
+  /** @param nanoClock the monotonic clock idle time is measured by (System.nanoTime in servers) */
   public CopySessions(ImageOpener opener, long ttlMs, LongSupplier nanoClock) {
     if (ttlMs <= 0) {
       throw NyalaException.invalidArgument("--tablet_copy_session_ttl_ms must be positive, got %d",

@@ -30,7 +30,7 @@ public final class ScannerManager implements AutoCloseable {
     this(ttlMs, System::nanoTime);
   }
 
-  /** @param nanoClock the monotonic clock idle time is measured by (System.nanoTime outside tests) */
+  /** @param nanoClock the monotonic clock idle time is measured by (System.nanoTime in servers) */
   public ScannerManager(long ttlMs, LongSupplier nanoClock) {
     this.ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs);
     this.nanoClock = nanoClock;

@@ -23,7 +23,7 @@ public record HistoryRetention(long maxAgeNanos, LongSupplier nanoClock) {
     }
   }
 
-  /** Keeps history for {@code seconds} ({@code --tablet_history_max_age_sec}), by System.nanoTime. */
+  /** Keeps {@code seconds} of history (--tablet_history_max_age_sec), by System.nanoTime. */
   public static HistoryRetention ofSeconds(long seconds) {
     return new HistoryRetention(TimeUnit.SECONDS.toNanos(seconds), System::nanoTime);
   }
