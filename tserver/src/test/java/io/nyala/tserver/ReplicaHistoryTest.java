@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.NewScanRequestPB;
+import io.nyala.common.proto.tserver.ReadModePB;
+import io.nyala.common.proto.tserver.ScanRequestPB;
+import io.nyala.common.proto.tserver.ScanResponsePB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations;
@@ -22,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * History is kept on every replica for {@code --tablet_history_max_age_sec}, not only what the
  * leader's open scanners pin: after updates, deletes, flushes and compactions on three real
- * replicas, each still reads the rows as of an older snapshot (docs/data-safety.md, "Scans").
+ * replicas, each still reads the rows as of an older snapshot (docs/data-safety.md, "Scans");
+ * a snapshot older than the window is refused with an error that says so.
  */
 @Timeout(90)
 class ReplicaHistoryTest {
@@ -81,6 +87,35 @@ class ReplicaHistoryTest {
         s.unpin(snapshot);
       }
     }
+  }
+
+  @Test
+  void snapshotOlderThanTheWindowGetsAClearErrorOverRpc() {
+    TserverOptions o = TserverFixture.options(dir.resolve("ts"), TserverFixture.freePort());
+    o.tabletHistoryMaxAgeSec = 1;
+    servers.add(TserverFixture.start(o));
+    TabletServer ts = servers.get(0);
+    String tablet = RaftIds.newId();
+    fx.createTablet(tablet, servers);
+    TserverFixture.awaitLeader(tablet, servers);
+    assertThat(fx.write(ts, inserts(tablet, 0, ROWS, RowOpType.INSERT)).hasError()).isFalse();
+    long snapshot = store(ts, tablet).lastAppliedIndex();
+    ScanRequestPB atSnapshot = ScanRequestPB.newBuilder().setNewScanRequest(
+        NewScanRequestPB.newBuilder().setTabletId(tablet)
+            .setReadMode(ReadModePB.READ_AT_SNAPSHOT).setSnapIndex(snapshot)).build();
+    assertThat(fx.data(ts).scan(atSnapshot).getData().getNumRows()).isEqualTo(ROWS);
+
+    int[] round = {0};
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      // Writes keep the applied index moving, so the mark passes the snapshot.
+      fx.write(ts, rewrite(tablet, "round-" + round[0]++));
+      ScanResponsePB r = fx.data(ts).scan(atSnapshot);
+      assertThat(r.getError().getCode()).isEqualTo(StatusCodePB.INVALID_ARGUMENT);
+      assertThat(r.getError().getMessage()).contains(tablet)
+          .contains("snapshot scan index " + snapshot)
+          .contains("earlier than the ancient history mark")
+          .contains("--tablet_history_max_age_sec=1");
+    });
   }
 
   private static WriteRequestPB rewrite(String tablet, String value) {

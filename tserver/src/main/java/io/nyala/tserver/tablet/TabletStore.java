@@ -57,7 +57,10 @@ public interface TabletStore {
   /** Pins the newest state, at least {@code atLeast}; returns the pinned snapshot index. */
   long pinLatest(long atLeast);
 
-  /** Pins {@code snapshot}; INVALID_ARGUMENT if versions it needs were already dropped. */
+  /**
+   * Pins {@code snapshot}; INVALID_ARGUMENT if it is older than the history the store keeps (the
+   * ancient history mark, see {@link HistoryRetention}): its versions may be gone.
+   */
   void pin(long snapshot);
 
   /** Releases a pin; versions only it needed become collectable. */
