@@ -18,7 +18,9 @@ import java.util.List;
  * @param batchSizeRows rows per page, 0 for the server's default
  * @param readMode the read mode
  * @param timeoutMs the time allowed for each page, retries included
+ * @param batchSizeBytes the most row bytes per page (plus one row), 0 for the server's default
  */
 record ScanSpec(List<String> projectedColumns, Schema projection,
     List<ColumnPredicate> predicates, List<ColumnPredicatePB> predicatePbs, byte[] startKey,
-    byte[] stopKey, long limit, int batchSizeRows, ReadMode readMode, long timeoutMs) {}
+    byte[] stopKey, long limit, int batchSizeRows, ReadMode readMode, long timeoutMs,
+    long batchSizeBytes) {}

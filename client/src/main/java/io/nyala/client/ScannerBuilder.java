@@ -19,6 +19,7 @@ public final class ScannerBuilder {
   private final List<ColumnPredicate> predicates = new ArrayList<>();
   private long limit = Long.MAX_VALUE;
   private int batchSizeRows;
+  private long batchSizeBytes;
   private byte[] startKey = new byte[0];
   private byte[] stopKey = new byte[0];
   private ReadMode readMode = ReadMode.READ_LATEST;
@@ -78,6 +79,21 @@ public final class ScannerBuilder {
       throw NyalaException.invalidArgument("batch size must be at least 1 row, got %d", rows);
     }
     this.batchSizeRows = rows;
+    return this;
+  }
+
+  /**
+   * Asks for pages of at most this many bytes of row data: a page ends with the row that reaches
+   * it, so it holds at least one row (the server's default is 1 MiB).
+   *
+   * @param bytes at least 1; by default the server picks
+   * @return this
+   */
+  public ScannerBuilder batchSizeBytes(long bytes) {
+    if (bytes < 1) {
+      throw NyalaException.invalidArgument("batch size must be at least 1 byte, got %d", bytes);
+    }
+    this.batchSizeBytes = bytes;
     return this;
   }
 
@@ -169,7 +185,7 @@ public final class ScannerBuilder {
     }
     ScanSpec spec = new ScanSpec(projectedColumns, schema.project(projectedColumns),
         List.copyOf(bound), List.copyOf(pbs), startKey, stopKey, limit, batchSizeRows, readMode,
-        timeoutMs);
+        timeoutMs, batchSizeBytes);
     return new AsyncNyalaScanner(table, spec);
   }
 

@@ -88,7 +88,8 @@ final class TabletScan {
    */
   CompletableFuture<RowResultIterator> next(long limit, Deadline deadline) {
     ScanRequestPB req = ScanRequestPB.newBuilder().setScannerId(scannerId)
-        .setCallSeqId(++callSeqId).setBatchSizeRows(spec.batchSizeRows()).build();
+        .setCallSeqId(++callSeqId).setBatchSizeRows(spec.batchSizeRows())
+        .setBatchSizeBytes(spec.batchSizeBytes()).build();
     Transport transport = client.transport();
     Replica r = replica;
     return transport.<ScanResponsePB>call(r.rpcAddress(),
@@ -138,7 +139,7 @@ final class TabletScan {
         .setReadMode(mode)
         .setSnapIndex(snap);
     ScanRequestPB req = ScanRequestPB.newBuilder().setNewScanRequest(nsr)
-        .setBatchSizeRows(spec.batchSizeRows()).build();
+        .setBatchSizeRows(spec.batchSizeRows()).setBatchSizeBytes(spec.batchSizeBytes()).build();
     String what = String.format("scan of tablet %s of table '%s'", tablet.id(), table.getName());
     Transport transport = client.transport();
     return client.tabletCaller().<ScanResponsePB>call(what, locations, tablet.partitionKeyStart(),

@@ -48,7 +48,8 @@ final class MasterDiscovery {
   /** The masters as Raft peers in {@code --master_addresses} order; waits up to the timeout. */
   List<RaftPeer> discover(long timeoutMs) {
     Map<HostPort, ServerRegistrationPB> found = new LinkedHashMap<>();
-    long start = System.currentTimeMillis();
+    // Monotonic: a wall-clock step must not end or stretch the wait (docs/data-safety.md).
+    long start = TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
     long lastLog = start;
     while (found.size() < masters.size()) {
       List<String> missing = new ArrayList<>();
@@ -63,7 +64,7 @@ final class MasterDiscovery {
       if (missing.isEmpty()) {
         break;
       }
-      long now = System.currentTimeMillis();
+      long now = TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
       if (now - start >= timeoutMs) {
         throw NyalaException.timedOut("masters %s did not answer GetMasterRegistration within "
             + "%d ms: %s", HostPort.toString(masters), timeoutMs, String.join(", ", missing));

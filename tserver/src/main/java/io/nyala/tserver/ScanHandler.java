@@ -33,6 +33,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  */
 final class ScanHandler {
   private static final long SNAPSHOT_WAIT_MS = 10_000;
+  /** Page size in bytes when the request does not say (Kudu's default). */
+  static final long DEFAULT_BATCH_BYTES = 1 << 20;
 
   private final TabletManager tablets;
   private final Supplier<RaftServer> raft;
@@ -116,7 +118,8 @@ final class ScanHandler {
     int batch = req.getBatchSizeRows() > 0 ? req.getBatchSizeRows() : defaultBatchRows;
     ScanPage p;
     try {
-      p = s.nextPage(batch);
+      long bytes = req.getBatchSizeBytes() > 0 ? req.getBatchSizeBytes() : DEFAULT_BATCH_BYTES;
+      p = s.nextPage(batch, bytes);
     } catch (RuntimeException e) {
       scanners.close(s);
       throw e;

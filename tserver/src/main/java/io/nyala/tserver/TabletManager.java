@@ -24,6 +24,7 @@ import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -84,6 +85,8 @@ public final class TabletManager {
   private volatile RaftServer raftServer;
   /** Given to every state machine: how a replica pulls the leader's image. */
   private volatile TabletCopier copier;
+  /** Given to every state machine: how long its store keeps old row versions. */
+  private volatile HistoryRetention history = HistoryRetention.NONE;
   /** Blocks the startup GC of {@link #load} deleted as orphans. */
   private volatile int orphanBlocksDeleted;
 
@@ -217,6 +220,14 @@ public final class TabletManager {
     return metaDir.resolve(tabletId);
   }
 
+  /**
+   * Sets how long every replica keeps old row versions ({@code --tablet_history_max_age_sec});
+   * call before Ratis opens any group.
+   */
+  public void setHistoryRetention(HistoryRetention h) {
+    this.history = h;
+  }
+
   /** Sets how replicas pull images (tablet copy); call before Ratis opens any group. */
   public void setCopier(TabletCopier c) {
     this.copier = c;
@@ -233,6 +244,7 @@ public final class TabletManager {
       }
       TabletStateMachine sm = r.newStateMachine();
       sm.setCopier(copier);
+      sm.setHistoryRetention(history);
       return sm;
     };
   }

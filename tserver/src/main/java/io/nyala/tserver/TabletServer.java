@@ -21,6 +21,7 @@ import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.CompactionPolicy;
 import io.nyala.tserver.tablet.CompactionResult;
 import io.nyala.tserver.tablet.CompactionStats;
+import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.MaintenanceScheduler;
 import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.heartbeat.Heartbeater;
@@ -94,6 +95,7 @@ public class TabletServer extends ServerBase {
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
         uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey(), blockManager,
         fs.walDir().resolve("tablet-data"));
+    tabletManager.setHistoryRetention(HistoryRetention.ofSeconds(topts.tabletHistoryMaxAgeSec));
     tabletManager.load();
     startTabletCopy();
     tabletManager.removeOrphanGroupDirs();
@@ -162,7 +164,7 @@ public class TabletServer extends ServerBase {
   private void startTabletCopy() {
     copySessions = new CopySessions(
         tabletId -> tabletManager.get(tabletId).stateMachine().openCopyImage(),
-        topts.tabletCopySessionTtlMs, System::currentTimeMillis);
+        topts.tabletCopySessionTtlMs, System::nanoTime);
     onClose(copySessions);
     ExecutorService copies = Executors.newFixedThreadPool(2,
         LogContext.threadFactory(name, "tablet-copy"));

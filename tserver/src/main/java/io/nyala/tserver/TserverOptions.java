@@ -22,6 +22,12 @@ public class TserverOptions extends ServerOptions {
           + "Default: ${DEFAULT-VALUE}.")
   public long scannerTtlMs = 60000;
 
+  @Option(names = "--tablet_history_max_age_sec", defaultValue = "900",
+      description = "Every replica keeps old row versions this long (seconds), so a scan can "
+          + "resume on another replica at its snapshot after a failover or an expired scanner; "
+          + "a snapshot older than this gets an error. Default: ${DEFAULT-VALUE} (15 min).")
+  public long tabletHistoryMaxAgeSec = 900;
+
   @Option(names = "--scanner_default_batch_rows", defaultValue = "1000",
       description = "Rows per scan page when the request does not say. Default: ${DEFAULT-VALUE}.")
   public int scannerDefaultBatchRows = 1000;

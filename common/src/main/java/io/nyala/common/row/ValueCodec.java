@@ -24,6 +24,34 @@ public final class ValueCodec {
     }
   }
 
+  /** The bytes {@link #write} takes for {@code v} (a string's UTF-8 length, counted). */
+  public static int encodedSize(Type t, Object v) {
+    return switch (t) {
+      case STRING -> 4 + utf8Length((String) v);
+      case BINARY -> 4 + ((byte[]) v).length;
+      default -> t.fixedSize();
+    };
+  }
+
+  private static int utf8Length(String s) {
+    int n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n++;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    }
+    return n;
+  }
+
   public static Object read(ByteReader r, Type t) {
     return switch (t) {
       case INT8 -> (byte) r.readByte();

@@ -20,6 +20,7 @@ import io.nyala.common.web.WebServer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
@@ -43,7 +44,10 @@ public abstract class ServerBase implements AutoCloseable {
   protected final HostPort raftBind;
   protected final HostPort webBind;
   protected final String name;
+  /** Wall time of the start, shown to humans only. */
   protected final long startTimeMillis = System.currentTimeMillis();
+  /** Monotonic time of the start: uptime must not jump with the wall clock. */
+  private final long startNanos = System.nanoTime();
   protected final Channels channels = new Channels();
 
   protected ServerFs fs;
@@ -85,7 +89,7 @@ public abstract class ServerBase implements AutoCloseable {
     LogContext.registerAlias(fs.uuid(), name);
     metrics = new MetricRegistry(name);
     metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
-        () -> System.currentTimeMillis() - startTimeMillis);
+        () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */

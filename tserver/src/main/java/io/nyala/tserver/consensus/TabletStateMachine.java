@@ -19,6 +19,7 @@ import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.BlockImage;
 import io.nyala.tserver.tablet.BlockImageInstaller;
 import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.TabletImage;
@@ -98,6 +99,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile boolean initialized;
   /** Pulls the leader's image when the log cannot catch this replica up; set by the owner. */
   private volatile TabletCopier copier;
+  /** How long the store keeps old row versions (docs/data-safety.md, "Scans"). */
+  private volatile HistoryRetention history = HistoryRetention.NONE;
   /** Copy images served from here and still open: snapshots are held back to the lowest. */
   private final ImagePins imagePins = new ImagePins();
   /** What {@link #getLatestSnapshot()} reports; written by open and the apply thread. */
@@ -154,7 +157,8 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   /** Opens the store at its superblock's state; Ratis replays the log after that index. */
   private void openStore() {
-    BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile);
+    BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile,
+        history);
     s.onFlushed(this::requestSnapshot);
     store = s;
     if (s.durableIndex() > 0) {
@@ -413,6 +417,11 @@ public final class TabletStateMachine extends BaseStateMachine {
   private void markRunning() {
     getLifeCycle().transitionIfValid(LifeCycle.State.STARTING);
     getLifeCycle().transitionIfValid(LifeCycle.State.RUNNING);
+  }
+
+  /** Sets how long the store keeps old row versions; call before Ratis initializes it. */
+  public void setHistoryRetention(HistoryRetention h) {
+    this.history = h;
   }
 
   /** Sets who pulls images for this replica; without one, install requests fail. */

@@ -7,6 +7,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,36 +26,40 @@ public final class CopySessions implements AutoCloseable {
     TabletImage open(String tabletId) throws IOException;
   }
 
-  /** One session; {@code lastUsedMs} is touched by every call. */
+  /** One session; {@code lastUsedNanos} (monotonic) is touched by every call. */
   static final class Session {
     final String id;
     final String tabletId;
     final String requestor;
     final TabletImage image;
-    volatile long lastUsedMs;
+    volatile long lastUsedNanos;
 
     Session(String id, String tabletId, String requestor, TabletImage image, long now) {
       this.id = id;
       this.tabletId = tabletId;
       this.requestor = requestor;
       this.image = image;
-      this.lastUsedMs = now;
+      this.lastUsedNanos = now;
     }
   }
 
   private final ImageOpener opener;
   private final long ttlMs;
-  private final LongSupplier clock;
+  private final long ttlNanos;
+  /** Monotonic: a wall-clock step neither expires nor keeps a session (docs/data-safety.md). */
+  private final LongSupplier nanoClock;
   private final Map<String, Session> sessions = new ConcurrentHashMap<>();
 
-  public CopySessions(ImageOpener opener, long ttlMs, LongSupplier clockMs) {
+  /** @param nanoClock the monotonic clock idle time is measured by (System.nanoTime in servers) */
+  public CopySessions(ImageOpener opener, long ttlMs, LongSupplier nanoClock) {
     if (ttlMs <= 0) {
       throw NyalaException.invalidArgument("--tablet_copy_session_ttl_ms must be positive, got %d",
           ttlMs);
     }
     this.opener = opener;
     this.ttlMs = ttlMs;
-    this.clock = clockMs;
+    this.ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs);
+    this.nanoClock = nanoClock;
   }
 
   Session begin(String tabletId, String requestor) throws IOException {
@@ -62,7 +67,7 @@ public final class CopySessions implements AutoCloseable {
     byte[] raw = new byte[16];
     ThreadLocalRandom.current().nextBytes(raw);
     Session s = new Session(HexFormat.of().formatHex(raw), tabletId, requestor, image,
-        clock.getAsLong());
+        nanoClock.getAsLong());
     sessions.put(s.id, s);
     LOG.info("tablet {}: copy session {} for {} opened at index {}", tabletId, s.id, requestor,
         image.lastIndex());
@@ -76,7 +81,7 @@ public final class CopySessions implements AutoCloseable {
       throw NyalaException.notFound("tablet copy session '%s' not found (ended or expired after "
           + "%d ms idle)", sessionId, ttlMs);
     }
-    s.lastUsedMs = clock.getAsLong();
+    s.lastUsedNanos = nanoClock.getAsLong();
     return s;
   }
 
@@ -91,9 +96,9 @@ public final class CopySessions implements AutoCloseable {
 
   /** Expires sessions idle longer than the TTL; releases their pins. */
   public void sweep() {
-    long now = clock.getAsLong();
+    long now = nanoClock.getAsLong();
     for (Session s : sessions.values()) {
-      if (now - s.lastUsedMs > ttlMs && sessions.remove(s.id, s)) {
+      if (now - s.lastUsedNanos > ttlNanos && sessions.remove(s.id, s)) {
         s.image.close();
         LOG.warn("tablet {}: copy session {} for {} expired after {} ms idle", s.tabletId, s.id,
             s.requestor, ttlMs);

@@ -94,7 +94,7 @@ public final class Heartbeater implements AutoCloseable {
       } catch (RuntimeException e) {
         // A master that is starting or electing answers soon: retry fast, backing off to the
         // interval, and only warn once the failures last (start-up is not worth a warning).
-        long now = System.currentTimeMillis();
+        long now = nowMs();
         failingSinceMs = failingSinceMs == 0 ? now : failingSinceMs;
         if (now - failingSinceMs >= QUIET_START_MS) {
           warnRateLimited("no master answered a heartbeat: " + e.getMessage());
@@ -103,9 +103,9 @@ public final class Heartbeater implements AutoCloseable {
         retryMs = Math.min(intervalMs, retryMs * 2);
       }
       synchronized (wakeLock) {
-        long deadline = System.currentTimeMillis() + waitMs;
+        long deadline = nowMs() + waitMs;
         while (!woken && !stopped) {
-          long left = deadline - System.currentTimeMillis();
+          long left = deadline - nowMs();
           if (left <= 0) {
             break;
           }
@@ -184,9 +184,14 @@ public final class Heartbeater implements AutoCloseable {
     throw last;
   }
 
+  /** Monotonic milliseconds: backoff, waits and warning rates ignore wall-clock steps. */
+  private static long nowMs() {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+  }
+
   private void warnRateLimited(String msg) {
-    long now = System.currentTimeMillis();
-    if (now - lastWarnMs >= WARN_EVERY_MS) {
+    long now = nowMs();
+    if (lastWarnMs == 0 || now - lastWarnMs >= WARN_EVERY_MS) {
       lastWarnMs = now;
       LOG.warn(msg);
     }

@@ -22,9 +22,12 @@ public final class Scanner {
   private byte[] resumeAfter;
   private int expectedSeq;
   private boolean released;
-  private volatile long lastAccessNanos = System.nanoTime();
+  /** The manager's monotonic clock at the last call. */
+  private volatile long lastAccessNanos;
 
-  Scanner(byte[] id, String tabletId, TabletStore store, ScanSpec spec, long limit) {
+  Scanner(byte[] id, String tabletId, TabletStore store, ScanSpec spec, long limit,
+      long nowNanos) {
+    this.lastAccessNanos = nowNanos;
     this.id = id;
     this.tabletId = tabletId;
     this.store = store;
@@ -48,8 +51,8 @@ public final class Scanner {
     return spec;
   }
 
-  void touch() {
-    lastAccessNanos = System.nanoTime();
+  void touch(long nowNanos) {
+    lastAccessNanos = nowNanos;
   }
 
   long lastAccessNanos() {
@@ -65,8 +68,11 @@ public final class Scanner {
     expectedSeq++;
   }
 
-  /** Reads the next page of at most {@code batchRows} rows (fewer when the limit says so). */
-  public synchronized ScanPage nextPage(int batchRows) {
+  /**
+   * Reads the next page of at most {@code batchRows} rows (fewer when the limit says so), ending
+   * with the row that brings it to {@code batchBytes}.
+   */
+  public synchronized ScanPage nextPage(int batchRows, long batchBytes) {
     if (released) {
       throw NyalaException.notFound("scanner %s not found or expired", idHex());
     }
@@ -74,7 +80,7 @@ public final class Scanner {
       return new ScanPage(java.util.List.of(), resumeAfter, false);
     }
     int max = (int) Math.min(Math.max(1, batchRows), remaining);
-    ScanPage page = store.scan(spec, resumeAfter, max);
+    ScanPage page = store.scan(spec, resumeAfter, max, Math.max(1, batchBytes));
     remaining -= page.rows().size();
     if (page.lastKey() != null) {
       resumeAfter = page.lastKey();

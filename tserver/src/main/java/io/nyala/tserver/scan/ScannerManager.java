@@ -8,29 +8,39 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The open scanners of a server, by id. A scanner unused for the TTL is expired by
- * {@link #sweep} (the server calls it periodically) and its snapshot released.
+ * {@link #sweep} (the server calls it periodically) and its snapshot released. Idle time is
+ * measured on a monotonic clock, so a wall-clock step neither expires nor keeps a scanner
+ * (docs/data-safety.md, "Time").
  */
 public final class ScannerManager implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ScannerManager.class);
 
   private final long ttlNanos;
+  private final LongSupplier nanoClock;
   private final SecureRandom random = new SecureRandom();
   private final Map<String, Scanner> scanners = new ConcurrentHashMap<>();
 
   public ScannerManager(long ttlMs) {
+    this(ttlMs, System::nanoTime);
+  }
+
+  /** @param nanoClock the monotonic clock idle time is measured by (System.nanoTime in servers) */
+  public ScannerManager(long ttlMs, LongSupplier nanoClock) {
     this.ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs);
+    this.nanoClock = nanoClock;
   }
 
   /** Opens a scanner on a snapshot the caller already pinned in {@code store}. */
   public Scanner register(String tabletId, TabletStore store, ScanSpec spec, long limit) {
     byte[] id = new byte[16];
     random.nextBytes(id);
-    Scanner s = new Scanner(id, tabletId, store, spec, limit);
+    Scanner s = new Scanner(id, tabletId, store, spec, limit, nanoClock.getAsLong());
     scanners.put(s.idHex(), s);
     return s;
   }
@@ -42,7 +52,7 @@ public final class ScannerManager implements AutoCloseable {
     if (s == null) {
       throw NyalaException.notFound("scanner %s not found or expired", hex);
     }
-    s.touch();
+    s.touch(nanoClock.getAsLong());
     return s;
   }
 
@@ -63,7 +73,7 @@ public final class ScannerManager implements AutoCloseable {
 
   /** Expires idle scanners; returns how many. */
   public int sweep() {
-    long now = System.nanoTime();
+    long now = nanoClock.getAsLong();
     int n = 0;
     for (Scanner s : scanners.values()) {
       if (now - s.lastAccessNanos() > ttlNanos) {

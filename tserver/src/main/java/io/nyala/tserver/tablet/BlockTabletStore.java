@@ -30,7 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Garbage rule: a version is dropped once no pinned snapshot and no future scan can see it,
  * i.e. everything older than the newest version at or before the history horizon
- * {@code min(oldest pin, last applied index)}.
+ * {@code min(oldest pin, ancient history mark)}. The mark ({@link AncientHistoryMark}) is the
+ * index applied {@code --tablet_history_max_age_sec} ago, so a scan resumed on any replica at a
+ * snapshot younger than that still reads it (docs/data-safety.md, "Scans").
  */
 public final class BlockTabletStore implements TabletStore {
   final String tabletId;
@@ -53,6 +55,9 @@ public final class BlockTabletStore implements TabletStore {
   private long markedTerm;
   /** The oldest snapshot that still reads correctly; only grows. */
   private volatile long historyHorizon;
+  /** Time → applied index, for the history kept; guarded by {@link #lock}. */
+  private final AncientHistoryMark ancientHistory;
+  private final HistoryRetention retention;
   private final AtomicLong liveRows = new AtomicLong();
   private long nextRowSetId;
   /** What the superblock on disk says; written by maintenance only. */
@@ -61,8 +66,10 @@ public final class BlockTabletStore implements TabletStore {
   private volatile Runnable flushListener = () -> {};
 
   private BlockTabletStore(String tabletId, Env env, BlockManager blocks, Path superblockFile,
-      Superblock sb, List<RowSet> loaded) {
+      Superblock sb, List<RowSet> loaded, HistoryRetention retention) {
     this.tabletId = tabletId;
+    this.retention = retention;
+    this.ancientHistory = new AncientHistoryMark(retention);
     this.env = env;
     this.blocks = blocks;
     this.superblockFile = superblockFile;
@@ -95,9 +102,16 @@ public final class BlockTabletStore implements TabletStore {
    */
   public static BlockTabletStore open(String tabletId, Schema initialSchema, Env env,
       BlockManager blocks, Path superblockFile) {
+    return open(tabletId, initialSchema, env, blocks, superblockFile, HistoryRetention.NONE);
+  }
+
+  /** Opens the store (see above) keeping the history {@code retention} says. */
+  public static BlockTabletStore open(String tabletId, Schema initialSchema, Env env,
+      BlockManager blocks, Path superblockFile, HistoryRetention retention) {
     if (!env.exists(superblockFile)) {
       Superblock empty = new Superblock(initialSchema, 0, 0, 0, 0, List.of());
-      return new BlockTabletStore(tabletId, env, blocks, superblockFile, empty, List.of());
+      return new BlockTabletStore(tabletId, env, blocks, superblockFile, empty, List.of(),
+          retention);
     }
     Superblock sb = Superblock.read(env, superblockFile);
     List<RowSet> loaded = new ArrayList<>();
@@ -109,7 +123,7 @@ public final class BlockTabletStore implements TabletStore {
       layers.add(new MemLayer(sb.schema()));
       loaded.add(new RowSet(e.id(), layers));
     }
-    return new BlockTabletStore(tabletId, env, blocks, superblockFile, sb, loaded);
+    return new BlockTabletStore(tabletId, env, blocks, superblockFile, sb, loaded, retention);
   }
 
   @Override
@@ -205,7 +219,8 @@ public final class BlockTabletStore implements TabletStore {
   }
 
   long horizonLocked() {
-    return pins.isEmpty() ? lastApplied : Math.min(pins.firstKey(), lastApplied);
+    long mark = ancientHistory.mark(lastApplied);
+    return pins.isEmpty() ? mark : Math.min(pins.firstKey(), mark);
   }
 
   /** The horizon for dropping versions now; snapshots below it can no longer be pinned. */
@@ -298,10 +313,13 @@ public final class BlockTabletStore implements TabletStore {
   @Override
   public void pin(long snapshot) {
     synchronized (lock) {
+      // Checked against the mark now, not only what GC already dropped: whether a snapshot
+      // reads must not depend on when a flush or compaction happened to run.
+      gcHorizonLocked();
       if (snapshot < historyHorizon) {
-        throw NyalaException.invalidArgument(
-            "snapshot index %d is older than the tablet's history horizon %d",
-            snapshot, historyHorizon);
+        throw NyalaException.invalidArgument("tablet %s: snapshot scan index %d is earlier than "
+            + "the ancient history mark %d (history is kept for --tablet_history_max_age_sec="
+            + "%d s)", tabletId, snapshot, historyHorizon, retention.maxAgeSeconds());
       }
       pins.merge(snapshot, 1, Integer::sum);
     }
@@ -322,8 +340,8 @@ public final class BlockTabletStore implements TabletStore {
   }
 
   @Override
-  public ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows) {
-    return StoreScan.scan(this, spec, resumeAfter, maxRows);
+  public ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes) {
+    return StoreScan.scan(this, spec, resumeAfter, maxRows, maxBytes);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.row.KeyEncoder;
+import io.nyala.common.row.ValueCodec;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
@@ -35,8 +36,9 @@ import java.util.List;
 final class StoreScan {
   private StoreScan() {}
 
-  static ScanPage scan(BlockTabletStore store, ScanSpec spec, byte[] resumeAfter, int maxRows) {
-    if (maxRows < 1) {
+  static ScanPage scan(BlockTabletStore store, ScanSpec spec, byte[] resumeAfter, int maxRows,
+      long maxBytes) {
+    if (maxRows < 1 || maxBytes < 1) {
       throw NyalaException.invalidArgument("a scan page needs room for at least one row");
     }
     List<RowSet> view;
@@ -56,7 +58,7 @@ final class StoreScan {
       }
     }
     try {
-      return page(spec, view, read, resumeAfter, maxRows);
+      return page(spec, view, read, resumeAfter, maxRows, maxBytes);
     } finally {
       held.forEach(DiskLayer::release);
     }
@@ -90,8 +92,12 @@ final class StoreScan {
     }
   }
 
+  /**
+   * Rows after {@code resumeAfter} until {@code maxRows}, or until the row whose encoded size
+   * reaches {@code maxBytes} (included: a page always holds at least one row, however big).
+   */
   private static ScanPage page(ScanSpec spec, List<RowSet> view, Projection proj,
-      byte[] resumeAfter, int maxRows) {
+      byte[] resumeAfter, int maxRows, long maxBytes) {
     MergeCursor m;
     if (resumeAfter != null) {
       m = new MergeCursor(view, resumeAfter, false);
@@ -100,18 +106,21 @@ final class StoreScan {
     }
     List<Object[]> out = new ArrayList<>(Math.min(maxRows, 1024));
     byte[] last = null;
+    long bytes = 0;
     while (m.next()) {
       if (spec.stopKey().length > 0 && KeyEncoder.compare(m.key(), spec.stopKey()) >= 0) {
         return new ScanPage(out, last, false);
       }
-      if (out.size() == maxRows) {
+      if (out.size() == maxRows || bytes >= maxBytes) {
         return new ScanPage(out, last, true);
       }
       Version v = m.visibleAt(spec.snapshot(), proj);
       if (v == null || v.isTombstone() || !matches(spec, v.row())) {
         continue;
       }
-      out.add(project(spec, v.row()));
+      Object[] row = project(spec, v.row());
+      out.add(row);
+      bytes += encodedSize(spec.projection(), row);
       last = m.key();
     }
     return new ScanPage(out, last, false);
@@ -126,6 +135,17 @@ final class StoreScan {
       }
     }
     return true;
+  }
+
+  /** The bytes the row takes in the response's row block (null bitmap, then values). */
+  private static long encodedSize(Schema projection, Object[] row) {
+    long n = (row.length + 7) / 8;
+    for (int i = 0; i < row.length; i++) {
+      if (row[i] != null) {
+        n += ValueCodec.encodedSize(projection.column(i).type(), row[i]);
+      }
+    }
+    return n;
   }
 
   private static Object[] project(ScanSpec spec, Object[] row) {

@@ -57,7 +57,10 @@ public interface TabletStore {
   /** Pins the newest state, at least {@code atLeast}; returns the pinned snapshot index. */
   long pinLatest(long atLeast);
 
-  /** Pins {@code snapshot}; INVALID_ARGUMENT if versions it needs were already dropped. */
+  /**
+   * Pins {@code snapshot}; INVALID_ARGUMENT if it is older than the history the store keeps (the
+   * ancient history mark, see {@link HistoryRetention}): its versions may be gone.
+   */
   void pin(long snapshot);
 
   /** Releases a pin; versions only it needed become collectable. */
@@ -69,7 +72,16 @@ public interface TabletStore {
    * under their names in {@link ScanSpec#schema()}; ILLEGAL_STATE if one it reads (projected or
    * in a predicate) has been dropped since.
    */
-  ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows);
+  default ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows) {
+    return scan(spec, resumeAfter, maxRows, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #scan(ScanSpec, byte[], int)}, also ending the page after the row whose encoded
+   * size (in the response's row block) brings the page to {@code maxBytes}: a page holds at
+   * least one row, and at most {@code maxBytes} plus one row.
+   */
+  ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes);
 
   /** Live rows at the newest state. */
   long liveRowCount();

@@ -83,7 +83,7 @@ class TabletCopyClientTest {
   /** Serves the copy service behind {@code plan}'s faults; expiry moves the clock past the TTL. */
   private HostPort serve(IntFunction<Fault> plan) {
     faults = new FetchFaults(plan, () -> {
-      clock.addAndGet(TTL_MS + 1);
+      clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(TTL_MS) + 1);
       sessions.sweep();
     });
     server = new RpcServer("source", new HostPort("127.0.0.1", 0), 2, new MetricRegistry("src"));

@@ -171,7 +171,7 @@ class BlockTabletStoreTest {
     store.collectGarbage();
     assertThat(store.versionCount()).isEqualTo(1);
     assertThatThrownBy(() -> store.pin(pinned))
-        .hasMessageContaining("older than the tablet's history horizon");
+        .hasMessageContaining("earlier than the ancient history mark");
     apply(op(RowOpType.DELETE, "id", 1));
     apply(op(RowOpType.INSERT, "id", 2, "v", "x"));
     store.collectGarbage();

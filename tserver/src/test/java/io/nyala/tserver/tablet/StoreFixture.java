@@ -22,6 +22,8 @@ final class StoreFixture implements AutoCloseable {
   BlockManager blocks;
   BlockTabletStore store;
   long index;
+  /** The history the store keeps; set with {@link #keepHistory}. */
+  HistoryRetention retention = HistoryRetention.NONE;
 
   StoreFixture(Path dir, Env env, boolean fileBlocks, Schema schema) {
     this.dir = dir;
@@ -48,7 +50,14 @@ final class StoreFixture implements AutoCloseable {
   }
 
   void open() {
-    store = BlockTabletStore.open("t1", initialSchema, env, blocks, superblock());
+    store = BlockTabletStore.open("t1", initialSchema, env, blocks, superblock(), retention);
+  }
+
+  /** Reopens the store keeping {@code r}'s history (and does so after each restart). */
+  void keepHistory(HistoryRetention r) {
+    store.close();
+    retention = r;
+    open();
   }
 
   List<RowError> apply(Schema writeSchema, List<Op> ops) {

@@ -1,0 +1,71 @@
+package io.nyala.tserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Waits, TTLs, deadlines and liveness run on a monotonic clock, never the wall clock, so a wall
+ * step of minutes changes nothing (docs/data-safety.md, "Time"). The wall clock is read only by
+ * the listed places, each of which shows a time to humans or persists a timestamp; anything else
+ * that reads it fails this test, in every module's main code.
+ */
+@Timeout(30)
+class WallClockUseTest {
+  private static final Pattern WALL = Pattern.compile(
+      "currentTimeMillis\\(|Instant\\.now\\(|Clock\\.systemUTC\\(|Clock\\.systemDefaultZone\\("
+          + "|new Date\\(|LocalDateTime\\.now\\(|ZonedDateTime\\.now\\(");
+
+  /** File (relative to the repository) → why it may read the wall clock. */
+  private static final Map<String, String> ALLOWED = Map.of(
+      "common/src/main/java/io/nyala/common/server/ServerBase.java",
+      "start time, shown on status pages",
+      "common/src/main/java/io/nyala/common/fs/ServerFs.java",
+      "format stamp and created_time_millis persisted in the instance file",
+      "master/src/main/java/io/nyala/master/catalog/CatalogManager.java",
+      "created_time_millis persisted in the table's catalog entry",
+      "tserver/src/main/java/io/nyala/tserver/TabletManager.java",
+      "created_time_millis persisted in the tablet metadata",
+      "tserver/src/main/java/io/nyala/tserver/fs/log/LogBlockManager.java",
+      "LBM record timestamps, persisted",
+      "minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenCommand.java",
+      "timestamps written as row values");
+
+  @Test
+  void onlyHumanFacingOrPersistedTimesReadTheWallClock() throws IOException {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    List<String> offenders = new ArrayList<>();
+    for (String module : List.of("common", "master", "tserver", "client", "minicluster")) {
+      Path main = root.resolve(module).resolve("src/main/java");
+      assertThat(main).as("module sources").isDirectory();
+      try (Stream<Path> files = Files.walk(main)) {
+        files.filter(p -> p.toString().endsWith(".java")).forEach(p -> {
+          String rel = root.relativize(p).toString().replace('\\', '/');
+          if (!ALLOWED.containsKey(rel) && WALL.matcher(read(p)).find()) {
+            offenders.add(rel);
+          }
+        });
+      }
+    }
+    assertThat(offenders).as("main code reading the wall clock for something other than a "
+        + "shown or persisted time (use System.nanoTime or an injected nano clock)").isEmpty();
+  }
+
+  private static String read(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
