@@ -6,11 +6,14 @@ import io.nyala.common.env.OpenMode;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.env.RandomReadFile;
 import io.nyala.common.env.ReadWriteFile;
+import io.nyala.tserver.fs.BlockIdAllocator;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads the containers of one data directory: replays each metadata file (streaming or from
@@ -18,6 +21,7 @@ import java.util.Map;
  * directory; touches nothing shared, so the manager merges its results afterwards.
  */
 final class ContainerLoader {
+  private static final Logger LOG = LoggerFactory.getLogger(ContainerLoader.class);
   /** A replayed container and its live blocks: id → {offset, length, timestamp}. */
   record Loaded(Container container, Map<Long, long[]> blocks) {}
 
@@ -36,18 +40,37 @@ final class ContainerLoader {
   void loadDir(Path dir) {
     List<String> names = env.listDir(dir);
     for (String n : names) {
-      if (n.endsWith(".metadata")) {
-        String id = n.substring(0, n.length() - ".metadata".length());
+      String id = containerId(n);
+      if (id == null) {
+        if (!n.startsWith(BlockIdAllocator.FILE)) {
+          // Never deleted: a name we did not write is not ours to judge.
+          LOG.warn("{}: not a container file; left alone", dir.resolve(n));
+        }
+      } else if (n.endsWith(".metadata")) {
         loadOne(dir, id, names.contains(id + ".data"));
       } else if (n.endsWith(MetadataCompactor.TMP_SUFFIX)) {
         repair(dir.resolve(n) + ": leftover of an interrupted compaction: deleted",
             () -> env.deleteFile(dir.resolve(n)));
-      } else if (n.endsWith(".data")
-          && !names.contains(n.substring(0, n.length() - 5) + ".metadata")) {
+      } else if (!names.contains(id + ".metadata")) {
         repair(dir.resolve(n) + ": data file without metadata (incomplete container): deleted",
             () -> env.deleteFile(dir.resolve(n)));
       }
     }
+  }
+
+  /** The container id of a container file's name ({@code <16 hex>.data|.metadata[.tmp]}). */
+  private static String containerId(String name) {
+    int dot = name.indexOf('.');
+    if (dot != 16 || !name.substring(0, 16).chars().allMatch(ContainerLoader::isLowerHex)) {
+      return null;
+    }
+    String ext = name.substring(dot);
+    return ext.equals(".data") || ext.equals(".metadata") || ext.equals(MetadataCompactor.TMP_SUFFIX)
+        ? name.substring(0, 16) : null;
+  }
+
+  private static boolean isLowerHex(int c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
   }
 
   private void repair(String what, Runnable action) {
