@@ -3,7 +3,6 @@ package io.nyala.common.fs;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
-import io.nyala.common.env.DurableDirs;
 import io.nyala.common.env.Env;
 import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.common.security.KeyMaterial;
@@ -14,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,7 +88,6 @@ public final class ServerFs {
       }
     }
     for (Path d : formatted ? scan.all() : scan.missing()) {
-      DurableDirs.create(d);
       AtomicFiles.write(d.resolve(INSTANCE), found.toByteArray());
     }
     return new ServerFs(walDir, List.copyOf(dataDirs), found, formatted,
@@ -119,14 +118,13 @@ public final class ServerFs {
     InstancePB pb = scan.instances().get(walDir);
     serverKey(pb, instanceFile, keys);
     for (Path d : scan.missing()) {
-      if (!DirScan.holdsOnly(d, java.util.Set.of(DirLock.FILE))) {
+      if (!DirScan.holdsOnly(d, Set.of(DirLock.FILE))) {
         throw NyalaException.invalidArgument("%s holds files but no instance file: it is not a "
             + "new dir (a dir of another server, or one whose instance file was lost); give an "
             + "empty or missing dir", d);
       }
     }
     for (Path d : scan.missing()) {
-      DurableDirs.create(d);
       AtomicFiles.write(d.resolve(INSTANCE), pb.toByteArray());
       LOG.info("added {} to the {} filesystem of server {}", d, pb.getServerType(),
           pb.getUuid());

@@ -93,7 +93,7 @@ public final class FileBlockManager implements BlockManager {
   private long scanFile(Path root, Path d2, String n, List<String> repairs) {
     boolean tmp = n.endsWith(TMP);
     String idPart = tmp ? n.substring(0, n.length() - TMP.length()) : n;
-    if (idPart.length() != 16 || !idPart.chars().allMatch(FileBlockManager::isLowerHex)) {
+    if (!BlockId.isHexName(idPart, 16)) {
       LOG.warn("{}: not a block file; left alone", d2.resolve(n));
       return -1;
     }
@@ -114,17 +114,16 @@ public final class FileBlockManager implements BlockManager {
   }
 
   private static boolean isFanOutDir(String name, Path p) {
-    return name.length() == 2 && name.chars().allMatch(FileBlockManager::isLowerHex)
-        && java.nio.file.Files.isDirectory(p);
+    return BlockId.isHexName(name, 2) && java.nio.file.Files.isDirectory(p);
   }
 
-  private static boolean isLowerHex(int c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  /** The data dir a new block goes to: the one its id maps to. */
+  private Path rootOf(long id) {
+    return dirs.get((int) Long.remainderUnsigned(id, dirs.size()));
   }
 
-  /** Where a new block goes: the dir its id maps to. */
   private Path pathOf(long id) {
-    return pathIn(dirs.get((int) Long.remainderUnsigned(id, dirs.size())), id);
+    return pathIn(rootOf(id), id);
   }
 
   /** Where a live block is: the dir it was written to or found in. */
@@ -196,8 +195,7 @@ public final class FileBlockManager implements BlockManager {
         WritableFile w = e.getValue();
         w.sync();
         Path p = pathOf(e.getKey().value());
-        committed.put(e.getKey().value(), new Stored(w.size(), p.getParent().getParent()
-            .getParent()));
+        committed.put(e.getKey().value(), new Stored(w.size(), rootOf(e.getKey().value())));
         w.close();
         env.renameFile(w.path(), p);
         touched.add(p.getParent());

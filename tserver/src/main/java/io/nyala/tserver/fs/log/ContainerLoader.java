@@ -6,6 +6,7 @@ import io.nyala.common.env.OpenMode;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.env.RandomReadFile;
 import io.nyala.common.env.ReadWriteFile;
+import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockIdAllocator;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,16 +62,13 @@ final class ContainerLoader {
   /** The container id of a container file's name ({@code <16 hex>.data|.metadata[.tmp]}). */
   private static String containerId(String name) {
     int dot = name.indexOf('.');
-    if (dot != 16 || !name.substring(0, 16).chars().allMatch(ContainerLoader::isLowerHex)) {
+    if (dot != 16 || !BlockId.isHexName(name.substring(0, 16), 16)) {
       return null;
     }
     String ext = name.substring(dot);
-    return ext.equals(".data") || ext.equals(".metadata") || ext.equals(MetadataCompactor.TMP_SUFFIX)
-        ? name.substring(0, 16) : null;
-  }
-
-  private static boolean isLowerHex(int c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    boolean ours = ext.equals(".data") || ext.equals(".metadata")
+        || ext.equals(MetadataCompactor.TMP_SUFFIX);
+    return ours ? name.substring(0, 16) : null;
   }
 
   private void repair(String what, Runnable action) {
