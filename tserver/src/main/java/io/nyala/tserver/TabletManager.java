@@ -6,6 +6,7 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftPeers;
+import io.nyala.common.env.DurableDirs;
 import io.nyala.common.env.Env;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.fs.AtomicFiles;
@@ -89,6 +90,10 @@ public final class TabletManager {
   private volatile HistoryRetention history = HistoryRetention.NONE;
   /** Blocks the startup GC of {@link #load} deleted as orphans. */
   private volatile int orphanBlocksDeleted;
+  /** Orphaned blocks the startup GC's guard kept (see {@link OrphanBlockGc}). */
+  private volatile int orphanBlocksKept;
+  /** {@code --orphan_block_gc_allow_mass_delete}. */
+  private volatile boolean allowMassOrphanGc;
 
   /**
    * {@code env} is the server's door for sensitive files; {@code keys} and {@code serverKey} are
@@ -114,13 +119,16 @@ public final class TabletManager {
    * deletes orphaned blocks.
    */
   public void load() {
+    boolean metadataMissing;
     try {
-      Files.createDirectories(metaDir);
-      Files.createDirectories(superblockDir);
+      boolean metaDirExisted = Files.isDirectory(metaDir);
+      DurableDirs.create(metaDir);
+      DurableDirs.create(superblockDir);
       List<Path> files;
       try (Stream<Path> s = Files.list(metaDir)) {
         files = s.filter(p -> !p.getFileName().toString().endsWith(".tmp")).sorted().toList();
       }
+      metadataMissing = !metaDirExisted || files.isEmpty();
       for (Path f : files) {
         TabletMetadataPB meta = readMetadata(f);
         if (meta.getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
@@ -128,6 +136,7 @@ public final class TabletManager {
           BlockTabletStore.destroy(env, blocks, superblockFile(meta.getTabletId()));
           AtomicFiles.deleteTree(groupDir(RaftIds.groupId(meta.getTabletId())));
           Files.deleteIfExists(f);
+          DurableDirs.sync(metaDir);
           continue;
         }
         tablets.put(meta.getTabletId(), newReplica(meta, f));
@@ -137,7 +146,15 @@ public final class TabletManager {
           + e.getMessage(), e);
     }
     LOG.info("loaded metadata of {} tablets", tablets.size());
-    deleteOrphanBlocks();
+    deleteOrphanBlocks(metadataMissing);
+  }
+
+  /**
+   * Lets the startup GC delete orphaned blocks above its guard's share
+   * ({@code --orphan_block_gc_allow_mass_delete}); call before {@link #load}.
+   */
+  public void allowMassOrphanGc(boolean allow) {
+    this.allowMassOrphanGc = allow;
   }
 
   /**
@@ -145,7 +162,7 @@ public final class TabletManager {
    * the superblock write, or by an interrupted delete). Runs only when every superblock could be
    * read: a block of an unreadable one would look orphaned.
    */
-  private void deleteOrphanBlocks() {
+  private void deleteOrphanBlocks(boolean metadataMissing) {
     Set<BlockId> referenced = new HashSet<>();
     for (String name : env.listDir(superblockDir)) {
       Path f = superblockDir.resolve(name);
@@ -154,8 +171,14 @@ public final class TabletManager {
         continue;
       }
       if (!tablets.containsKey(name)) {
-        LOG.warn("superblock {} has no tablet metadata; deleting it", f);
-        deleteQuietly(f);
+        if (metadataMissing) {
+          // The metadata may be what is missing, not the tablet: keep its superblock.
+          LOG.error("superblock {} has no tablet metadata, and the metadata dir {} is new or "
+              + "empty: keeping it", f, metaDir);
+        } else {
+          LOG.warn("superblock {} has no tablet metadata; deleting it", f);
+          deleteQuietly(f);
+        }
         continue;
       }
       try {
@@ -166,19 +189,15 @@ public final class TabletManager {
         return;
       }
     }
-    BlockManager.DeletionTransaction del = blocks.newDeletion();
-    int n = 0;
-    for (BlockId b : blocks.blockIds()) {
-      if (!referenced.contains(b)) {
-        del.add(b);
-        n++;
-      }
-    }
-    if (n > 0) {
-      del.commit();
-      LOG.info("deleted {} orphaned blocks", n);
-    }
-    orphanBlocksDeleted = n;
+    OrphanBlockGc.Outcome o = OrphanBlockGc.run(blocks, referenced, metadataMissing,
+        allowMassOrphanGc, metaDir + " and " + superblockDir);
+    orphanBlocksDeleted = o.deleted();
+    orphanBlocksKept = o.kept();
+  }
+
+  /** How many orphaned blocks this start kept because deleting them looked unsafe. */
+  public int orphanBlocksKeptAtStart() {
+    return orphanBlocksKept;
   }
 
   /** How many orphaned blocks this start deleted (a crash mid-flush leaves some). */
@@ -508,10 +527,13 @@ public final class TabletManager {
     }
   }
 
+  /** Deletes durably: the parent dir is synced, so a crash cannot bring the file back. */
   private static void deleteQuietly(Path p) {
     try {
-      Files.deleteIfExists(p);
-    } catch (IOException e) {
+      if (Files.deleteIfExists(p)) {
+        DurableDirs.sync(p.getParent());
+      }
+    } catch (IOException | NyalaException e) {
       LOG.warn("cannot delete {}: {}", p, e.getMessage());
     }
   }

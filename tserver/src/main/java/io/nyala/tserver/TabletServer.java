@@ -3,6 +3,7 @@ package io.nyala.tserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftSettings;
+import io.nyala.common.env.DurableDirs;
 import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
@@ -27,7 +28,6 @@ import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -96,14 +96,11 @@ public class TabletServer extends ServerBase {
         uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey(), blockManager,
         fs.walDir().resolve("tablet-data"));
     tabletManager.setHistoryRetention(HistoryRetention.ofSeconds(topts.tabletHistoryMaxAgeSec));
+    tabletManager.allowMassOrphanGc(topts.orphanBlockGcAllowMassDelete);
     tabletManager.load();
     startTabletCopy();
     tabletManager.removeOrphanGroupDirs();
-    try {
-      Files.createDirectories(fs.raftDir());
-    } catch (IOException e) {
-      throw NyalaException.ioError("cannot create " + fs.raftDir() + ": " + e.getMessage(), e);
-    }
+    DurableDirs.create(fs.raftDir());
     buildRaftServer(tabletManager.registry(), null, RaftStorage.StartupOption.RECOVER);
     startRaft();
     tabletManager.start(raftServer);
@@ -201,8 +198,7 @@ public class TabletServer extends ServerBase {
   }
 
   @Override
-  public void close() {
-    super.close();
+  protected void closeStorage() {
     BlockManager bm = blockManager;
     blockManager = null;
     if (bm != null) {
@@ -245,6 +241,10 @@ public class TabletServer extends ServerBase {
     metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
         "Blocks no superblock listed, deleted when this process started (left by a crash)",
         () -> tabletManager.orphanBlocksDeletedAtStart());
+    metrics.gauge("tablet_orphaned_blocks_kept_at_start",
+        "Blocks no superblock listed that this start did not delete because deleting them "
+            + "looked unsafe (see the log and docs/data-safety.md)",
+        () -> tabletManager.orphanBlocksKeptAtStart());
     metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
         () -> storeMaintenance.compactions());
     registerCompactionGauges(storeMaintenance.compactionStats());

@@ -88,6 +88,15 @@ public class TserverOptions extends ServerOptions {
           + "expired, releasing the image and the Raft log it pins. Default: ${DEFAULT-VALUE}.")
   public long tabletCopySessionTtlMs = 60000;
 
+  @Option(names = "--orphan_block_gc_allow_mass_delete", defaultValue = "false", arity = "0..1",
+      fallbackValue = "true",
+      description = "Let the startup orphan-block GC delete blocks no superblock lists even when "
+          + "they are more than 10% of the server's blocks (and more than 32); off, it keeps "
+          + "them and logs what it would delete, since so many usually mean lost metadata, not "
+          + "garbage. Set it for one restart once the metadata is known complete. It never "
+          + "deletes when the tablet metadata dir is new or empty. Default: ${DEFAULT-VALUE}.")
+  public boolean orphanBlockGcAllowMassDelete;
+
   @Option(names = "--fault_drop_write_response_after_commit", defaultValue = "false",
       description = "UNSAFE, for tests only: the first time this server would answer a "
           + "committed write that carries a client id, it sends no answer at all (the write "

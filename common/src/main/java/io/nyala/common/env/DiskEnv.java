@@ -155,18 +155,7 @@ final class DiskEnv implements Env {
 
   @Override
   public void syncDir(Path dir) {
-    FileChannel ch;
-    try {
-      ch = FileChannel.open(dir, StandardOpenOption.READ);
-    } catch (IOException e) {
-      // Some file systems cannot open a directory; renames there are as durable as they get.
-      return;
-    }
-    try (ch) {
-      ch.force(true);
-    } catch (IOException e) {
-      throw NyalaException.ioError("cannot sync directory " + dir + ": " + e, e);
-    }
+    DurableDirs.sync(dir);
   }
 
   @Override
@@ -190,11 +179,7 @@ final class DiskEnv implements Env {
 
   @Override
   public void createDirs(Path dir) {
-    try {
-      Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw NyalaException.ioError("cannot create directory " + dir + ": " + e, e);
-    }
+    DurableDirs.create(dir);
   }
 
   @Override

@@ -56,7 +56,7 @@ public interface Env {
   /** The names in a directory, sorted; NOT_FOUND if it does not exist. */
   List<String> listDir(Path dir);
 
-  /** Creates a directory and its missing parents. */
+  /** Creates a directory and its missing parents, durably (each new entry's parent synced). */
   void createDirs(Path dir);
 
   /**

@@ -1,6 +1,7 @@
 package io.nyala.common.fs;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.env.DurableDirs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,7 +18,7 @@ public final class AtomicFiles {
   public static void write(Path target, byte[] data) {
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
     try {
-      Files.createDirectories(target.getParent());
+      DurableDirs.create(target.getParent());
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
           StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         ByteBuffer b = ByteBuffer.wrap(data);

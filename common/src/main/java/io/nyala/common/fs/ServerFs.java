@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * wrapped by the cluster key, in the (plain) {@code instance} file; every later start unwraps it
  * and fails fast if the cluster key does not match. {@link #env()} is then the door for every
  * sensitive file of this server.
+ *
+ * <p>A start never adopts a dir without instance file while other dirs have one: that dir may be
+ * a wiped, unmounted or mistyped one, and starting would take its emptiness for the truth (see
+ * docs/data-safety.md, "File systems"). New dirs are added by {@link #addDataDirs}.
  */
 public final class ServerFs {
   private static final Logger LOG = LoggerFactory.getLogger(ServerFs.class);
@@ -63,6 +68,72 @@ public final class ServerFs {
    */
   public static ServerFs openOrFormat(Path walDir, List<Path> dataDirs, String serverType,
       KeyProvider keys, int keyBits) {
+    DirScan scan = DirScan.of(walDir, dataDirs, serverType);
+    boolean formatted = scan.instances().isEmpty();
+    InstancePB found;
+    Path instanceFile;
+    if (formatted) {
+      found = newInstance(serverType, keys, keyBits);
+      instanceFile = walDir.resolve(INSTANCE);
+      LOG.info("formatting {} filesystem in {} (uuid {})", serverType, scan.all(), found.getUuid());
+    } else {
+      instanceFile = scan.instanceFile();
+      found = scan.instances().get(instanceFile.getParent());
+      if (!scan.missing().isEmpty()) {
+        if (!scan.onlyInstanceFiles()) {
+          throw scan.partial(walDir);
+        }
+        LOG.warn("finishing the interrupted format of the {} filesystem in {}: no dir holds "
+            + "anything but its instance file yet", serverType, scan.all());
+      }
+    }
+    for (Path d : formatted ? scan.all() : scan.missing()) {
+      AtomicFiles.write(d.resolve(INSTANCE), found.toByteArray());
+    }
+    return new ServerFs(walDir, List.copyOf(dataDirs), found, formatted,
+        serverKey(found, instanceFile, keys));
+  }
+
+  /**
+   * Formats the dirs of {@code dataDirs} that hold no instance file yet with the instance of the
+   * existing server (master or tablet server) whose WAL dir is {@code walDir}
+   * ({@code nyala fs update_dirs}); returns them.
+   * Refuses (INVALID_ARGUMENT) a WAL dir without instance, or a new dir that holds files: only an
+   * empty or missing dir is new. With {@code keys} the server key is unwrapped first, so a wrong
+   * cluster key fails before anything is written. The caller holds the {@link DirLock}.
+   */
+  public static List<Path> addDataDirs(Path walDir, List<Path> dataDirs, KeyProvider keys) {
+    DirScan scan = DirScan.of(walDir, dataDirs, null);
+    if (scan.instances().isEmpty()) {
+      throw NyalaException.notFound("no dir of %s holds an instance file: there is no server "
+          + "filesystem to add dirs to (a server's first start formats every dir)", scan.all());
+    }
+    if (scan.missing().contains(walDir)) {
+      throw NyalaException.invalidArgument("the WAL dir %s holds no instance file: only data "
+          + "dirs can be added. The WAL dir holds the tablet metadata and Raft logs; if it was "
+          + "wiped they are lost: restore it, or remove every dir of this server and let the "
+          + "cluster re-replicate its tablets", walDir);
+    }
+    Path instanceFile = walDir.resolve(INSTANCE);
+    InstancePB pb = scan.instances().get(walDir);
+    serverKey(pb, instanceFile, keys);
+    for (Path d : scan.missing()) {
+      if (!DirScan.holdsOnly(d, Set.of(DirLock.FILE))) {
+        throw NyalaException.invalidArgument("%s holds files but no instance file: it is not a "
+            + "new dir (a dir of another server, or one whose instance file was lost); give an "
+            + "empty or missing dir", d);
+      }
+    }
+    for (Path d : scan.missing()) {
+      AtomicFiles.write(d.resolve(INSTANCE), pb.toByteArray());
+      LOG.info("added {} to the {} filesystem of server {}", d, pb.getServerType(),
+          pb.getUuid());
+    }
+    return scan.missing();
+  }
+
+  /** The WAL dir first, then each data dir not already listed. */
+  public static List<Path> allDirs(Path walDir, List<Path> dataDirs) {
     List<Path> all = new ArrayList<>();
     all.add(walDir);
     for (Path d : dataDirs) {
@@ -70,56 +141,29 @@ public final class ServerFs {
         all.add(d);
       }
     }
-    InstancePB found = null;
-    Path foundIn = null;
-    for (Path d : all) {
-      Path f = d.resolve(INSTANCE);
-      if (Files.exists(f)) {
-        InstancePB pb = readInstance(f);
-        if (found != null && !found.getUuid().equals(pb.getUuid())) {
-          throw NyalaException.corruption("%s belongs to server %s but %s to server %s",
-              f, pb.getUuid(), foundIn, found.getUuid());
-        }
-        if (!pb.getServerType().equals(serverType)) {
-          throw NyalaException.invalidArgument("%s belongs to a %s, not a %s",
-              f, pb.getServerType(), serverType);
-        }
-        found = pb;
-        foundIn = f;
-      }
-    }
-    boolean formatted = found == null;
-    if (formatted) {
-      found = InstancePB.newBuilder()
-          .setUuid(RaftIds.newId())
-          .setFormatStamp("Formatted by Nyala at " + java.time.Instant.now())
-          .setCreatedTimeMillis(System.currentTimeMillis())
-          .setServerType(serverType)
-          .build();
-      if (keys != null) {
-        WrappedKey w = keys.wrapServerKey(KeyMaterial.random(keyBits));
-        found = found.toBuilder().setWrappedServerKey(
-                com.google.protobuf.ByteString.copyFrom(w.wrapped()))
-            .setServerKeyVersion(w.clusterKeyVersion()).setServerKeyBits(keyBits).build();
-      }
-      LOG.info("formatting {} filesystem in {} (uuid {})", serverType, all, found.getUuid());
-    }
-    for (Path d : all) {
-      try {
-        Files.createDirectories(d);
-      } catch (IOException e) {
-        throw NyalaException.ioError("cannot create directory " + d + ": " + e.getMessage(), e);
-      }
-      if (!Files.exists(d.resolve(INSTANCE))) {
-        AtomicFiles.write(d.resolve(INSTANCE), found.toByteArray());
-      }
-    }
-    Path instanceFile = foundIn != null ? foundIn : walDir.resolve(INSTANCE);
-    return new ServerFs(walDir, List.copyOf(dataDirs), found, formatted,
-        serverKey(found, instanceFile, keys));
+    return all;
   }
 
-  private static KeyMaterial serverKey(InstancePB pb, Path instanceFile, KeyProvider keys) {
+  private static InstancePB newInstance(String serverType, KeyProvider keys, int keyBits) {
+    InstancePB pb = InstancePB.newBuilder()
+        .setUuid(RaftIds.newId())
+        .setFormatStamp("Formatted by Nyala at " + java.time.Instant.now())
+        .setCreatedTimeMillis(System.currentTimeMillis())
+        .setServerType(serverType)
+        .build();
+    if (keys == null) {
+      return pb;
+    }
+    WrappedKey w = keys.wrapServerKey(KeyMaterial.random(keyBits));
+    return pb.toBuilder().setWrappedServerKey(com.google.protobuf.ByteString.copyFrom(w.wrapped()))
+        .setServerKeyVersion(w.clusterKeyVersion()).setServerKeyBits(keyBits).build();
+  }
+
+  /**
+   * The server key of {@code pb} unwrapped by {@code keys}, null without encryption;
+   * INVALID_ARGUMENT when the instance and the flags disagree about encryption.
+   */
+  public static KeyMaterial serverKey(InstancePB pb, Path instanceFile, KeyProvider keys) {
     boolean hasKey = !pb.getWrappedServerKey().isEmpty();
     if (keys == null && hasKey) {
       throw NyalaException.invalidArgument("%s was formatted with encryption at rest; start the "

@@ -6,6 +6,7 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.Env;
+import io.nyala.common.fs.DirLock;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
@@ -58,6 +59,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected RaftServer raftServer;
   protected WebServer webServer;
   private final List<AutoCloseable> closeables = new ArrayList<>();
+  /** Held from the start until everything that writes the dirs has closed. */
+  private DirLock dirLock;
   private volatile boolean closed;
 
   protected ServerBase(String role, ServerOptions options, int defaultRpcPort,
@@ -84,8 +87,18 @@ public abstract class ServerBase implements AutoCloseable {
       keyProvider = FileKeyProvider.openOrCreate(options.encryptionKeyFile(),
           options.encryptionKeyLength);
     }
-    fs = ServerFs.openOrFormat(options.walDir(), options.dataDirs(), role, keyProvider,
-        options.encryptionKeyLength);
+    // Before anything reads or formats the dirs: two servers must never share one.
+    dirLock = DirLock.acquire(ServerFs.allDirs(options.walDir(), options.dataDirs()), role + " "
+        + name);
+    try {
+      fs = ServerFs.openOrFormat(options.walDir(), options.dataDirs(), role, keyProvider,
+          options.encryptionKeyLength);
+    } catch (RuntimeException e) {
+      // A start refused here may be retried in this JVM (tests, the minicluster): unlock now.
+      dirLock.close();
+      dirLock = null;
+      throw e;
+    }
     LogContext.registerAlias(fs.uuid(), name);
     metrics = new MetricRegistry(name);
     metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
@@ -228,11 +241,23 @@ public abstract class ServerBase implements AutoCloseable {
     closeQuietly(rpcServer);
     closeQuietly(raftServer);
     closeQuietly(channels);
+    try {
+      closeStorage();
+    } catch (RuntimeException e) {
+      LOG.warn("error while closing the storage of {} {}", role, name, e);
+    }
+    closeQuietly(dirLock);
     if (fs != null) {
       LogContext.unregisterAlias(fs.uuid());
     }
     LOG.info("{} {} stopped", role, name);
   }
+
+  /**
+   * Hook: closes what writes the server's dirs and must outlive the listeners (Raft reads
+   * blocks until it stops); runs before the dir lock is released.
+   */
+  protected void closeStorage() {}
 
   private static void closeQuietly(AutoCloseable c) {
     if (c == null) {

@@ -11,9 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ServerFsTest {
@@ -66,5 +70,52 @@ class ServerFsTest {
     FileKeyProvider keys = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 128);
     assertThatThrownBy(() -> ServerFs.openOrFormat(wal, List.of(wal), "master", keys, 128))
         .hasMessageContaining("formatted without encryption");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"master", "tserver"})
+  void aDataDirWithoutInstanceAmongFormattedOnesStopsTheStartNamingIt(String role)
+      throws Exception {
+    Path wal = dir.resolve("wal");
+    Path d1 = dir.resolve("d1");
+    Path d2 = dir.resolve("d2");
+    ServerFs.openOrFormat(wal, List.of(d1), role);
+    Files.writeString(d1.resolve("data-of-the-server"), "x");
+
+    assertThatThrownBy(() -> ServerFs.openOrFormat(wal, List.of(d1, d2), role))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.ILLEGAL_STATE))
+        .hasMessageContaining(d2.toString())
+        .hasMessageContaining("no instance file")
+        .hasMessageContaining("update_dirs");
+    assertThat(d2.resolve(ServerFs.INSTANCE)).doesNotExist();
+  }
+
+  @Test
+  void aWipedWalDirStopsTheStartNamingIt() throws Exception {
+    Path wal = dir.resolve("wal");
+    Path data = dir.resolve("data");
+    ServerFs.openOrFormat(wal, List.of(data), "tserver");
+    Files.createDirectories(data.resolve("blocks"));
+    AtomicFiles.deleteTree(wal);
+    Files.createDirectories(wal);
+
+    assertThatThrownBy(() -> ServerFs.openOrFormat(wal, List.of(data), "tserver"))
+        .hasMessageContaining(wal.toString())
+        .hasMessageContaining("WAL dir")
+        .hasMessageContaining("refusing to start");
+    assertThat(wal.resolve(ServerFs.INSTANCE)).doesNotExist();
+  }
+
+  @Test
+  void anInterruptedFirstFormatIsFinished() throws Exception {
+    Path wal = dir.resolve("wal");
+    Path data = dir.resolve("data");
+    ServerFs first = ServerFs.openOrFormat(data, List.of(data), "tserver");
+    // A crash after the first instance file, before the others: no dir holds any data yet.
+    ServerFs fs = ServerFs.openOrFormat(wal, List.of(data), "tserver");
+    assertThat(fs.uuid()).isEqualTo(first.uuid());
+    assertThat(ServerFs.readInstance(wal.resolve(ServerFs.INSTANCE)).getUuid())
+        .isEqualTo(first.uuid());
   }
 }

@@ -66,7 +66,8 @@ final class ToolCommands {
 
   /** {@code nyala fs}: a server's directories. */
   @Command(name = "fs", mixinStandardHelpOptions = true,
-      description = "A server's directories.", subcommands = {DumpInstance.class, LbmCommands.FsCheck.class})
+      description = "A server's directories.", subcommands = {DumpInstance.class, LbmCommands.FsCheck.class,
+          FsUpdateDirs.class})
   static final class FsCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -15,4 +15,13 @@ public record BlockId(long value) implements Comparable<BlockId> {
   public String toString() {
     return String.format("%016x", value);
   }
+
+  /**
+   * Whether {@code name} is {@code digits} lowercase hex digits, as the block managers name
+   * the files they write (block files, containers, fan-out dirs): anything else is not theirs.
+   */
+  public static boolean isHexName(String name, int digits) {
+    return name.length() == digits
+        && name.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  }
 }

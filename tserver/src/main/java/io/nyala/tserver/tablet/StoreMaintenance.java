@@ -288,5 +288,7 @@ final class StoreMaintenance {
     }
     del.commit();
     env.deleteFile(superblockFile);
+    // Durable before the caller deletes the tablet metadata: a superblock must not come back.
+    env.syncDir(superblockFile.toAbsolutePath().getParent());
   }
 }

@@ -20,18 +20,29 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One file per block at {@code <dir>/<h1>/<h2>/<id>} (two hex levels from the id's low bits,
  * so no directory grows huge). A block is written to {@code <id>.tmp} and renamed at commit
  * after its fsync, so a crash never leaves a block that looks complete but is not; startup
  * deletes leftover temp files. Appends go straight to the temp file: no block is held in memory. The block map ({@code sizes}) is guarded by {@code this}.
+ *
+ * <p>A block is read from the dir it was found in at startup, not from the one its id maps to
+ * now, so adding or reordering {@code --fs_data_dirs} loses no block; names this manager did not
+ * write are logged and left alone (see docs/data-safety.md, "File systems").
  */
 public final class FileBlockManager implements BlockManager {
+  private static final Logger LOG = LoggerFactory.getLogger(FileBlockManager.class);
   private static final String TMP = ".tmp";
+
+  /** A live block: its size and the data dir holding it. */
+  private record Stored(long size, Path root) {}
+
   private final Env env;
   private final List<Path> dirs;
-  private final Map<Long, Long> sizes = new HashMap<>();
+  private final Map<Long, Stored> sizes = new HashMap<>();
   private final BlockIdAllocator ids;
   private final StartupReport report;
 
@@ -44,8 +55,8 @@ public final class FileBlockManager implements BlockManager {
       env.createDirs(d);
       maxId = Math.max(maxId, scan(d, repairs));
     }
-    ids = new BlockIdAllocator(env, dirs.get(0), maxId);
-    long bytes = sizes.values().stream().mapToLong(Long::longValue).sum();
+    ids = new BlockIdAllocator(env, dirs, maxId);
+    long bytes = sizes.values().stream().mapToLong(Stored::size).sum();
     report = new StartupReport(0, sizes.size(), bytes, repairs, List.of());
   }
 
@@ -58,30 +69,69 @@ public final class FileBlockManager implements BlockManager {
     long maxId = -1;
     for (String h1 : env.listDir(root)) {
       Path d1 = root.resolve(h1);
-      if (h1.length() != 2 || !java.nio.file.Files.isDirectory(d1)) {
+      if (!isFanOutDir(h1, d1)) {
+        if (!h1.startsWith(BlockIdAllocator.FILE)) {
+          LOG.warn("{}: not a block directory; left alone", d1);
+        }
         continue;
       }
       for (String h2 : env.listDir(d1)) {
         Path d2 = d1.resolve(h2);
+        if (!isFanOutDir(h2, d2)) {
+          LOG.warn("{}: not a block directory; left alone", d2);
+          continue;
+        }
         for (String n : env.listDir(d2)) {
-          if (n.endsWith(TMP)) {
-            env.deleteFile(d2.resolve(n));
-            repairs.add(d2.resolve(n) + ": uncommitted block file: deleted");
-            continue;
-          }
-          long id = Long.parseUnsignedLong(n, 16);
-          try (RandomReadFile f = env.newRandomReadFile(d2.resolve(n), OpenOptions.SENSITIVE)) {
-            sizes.put(id, f.size());
-          }
-          maxId = Math.max(maxId, id);
+          maxId = Math.max(maxId, scanFile(root, d2, n, repairs));
         }
       }
     }
     return maxId;
   }
 
+  /** The id of block file {@code n} (after loading it), or -1 for anything else. */
+  private long scanFile(Path root, Path d2, String n, List<String> repairs) {
+    boolean tmp = n.endsWith(TMP);
+    String idPart = tmp ? n.substring(0, n.length() - TMP.length()) : n;
+    if (!BlockId.isHexName(idPart, 16)) {
+      LOG.warn("{}: not a block file; left alone", d2.resolve(n));
+      return -1;
+    }
+    long id = Long.parseUnsignedLong(idPart, 16);
+    if (tmp) {
+      env.deleteFile(d2.resolve(n));
+      repairs.add(d2.resolve(n) + ": uncommitted block file: deleted");
+      return id;
+    }
+    try (RandomReadFile f = env.newRandomReadFile(d2.resolve(n), OpenOptions.SENSITIVE)) {
+      Stored prev = sizes.putIfAbsent(id, new Stored(f.size(), root));
+      if (prev != null) {
+        throw NyalaException.corruption("block %s is in two data dirs: %s and %s",
+            new BlockId(id), prev.root(), root);
+      }
+    }
+    return id;
+  }
+
+  private static boolean isFanOutDir(String name, Path p) {
+    return BlockId.isHexName(name, 2) && java.nio.file.Files.isDirectory(p);
+  }
+
+  /** The data dir a new block goes to: the one its id maps to. */
+  private Path rootOf(long id) {
+    return dirs.get((int) Long.remainderUnsigned(id, dirs.size()));
+  }
+
   private Path pathOf(long id) {
-    Path root = dirs.get((int) Long.remainderUnsigned(id, dirs.size()));
+    return pathIn(rootOf(id), id);
+  }
+
+  /** Where a live block is: the dir it was written to or found in. */
+  private Path livePath(long id, Stored s) {
+    return pathIn(s.root(), id);
+  }
+
+  private static Path pathIn(Path root, long id) {
     return root.resolve(String.format("%02x", (id >>> 8) & 0xff))
         .resolve(String.format("%02x", id & 0xff)).resolve(String.format("%016x", id));
   }
@@ -140,13 +190,13 @@ public final class FileBlockManager implements BlockManager {
       }
       done = true;
       Set<Path> touched = new LinkedHashSet<>(newDirs);
-      Map<Long, Long> committed = new LinkedHashMap<>();
+      Map<Long, Stored> committed = new LinkedHashMap<>();
       for (Map.Entry<BlockId, WritableFile> e : files.entrySet()) {
         WritableFile w = e.getValue();
         w.sync();
-        committed.put(e.getKey().value(), w.size());
-        w.close();
         Path p = pathOf(e.getKey().value());
+        committed.put(e.getKey().value(), new Stored(w.size(), rootOf(e.getKey().value())));
+        w.close();
         env.renameFile(w.path(), p);
         touched.add(p.getParent());
       }
@@ -187,11 +237,13 @@ public final class FileBlockManager implements BlockManager {
         Set<Path> touched = new LinkedHashSet<>();
         synchronized (FileBlockManager.this) {
           for (BlockId id : pending) {
-            if (sizes.remove(id.value()) == null) {
+            Stored s = sizes.remove(id.value());
+            if (s == null) {
               throw NyalaException.notFound("block %s not found", id);
             }
-            env.deleteFile(pathOf(id.value()));
-            touched.add(pathOf(id.value()).getParent());
+            Path p = livePath(id.value(), s);
+            env.deleteFile(p);
+            touched.add(p.getParent());
           }
         }
         touched.forEach(env::syncDir);
@@ -202,15 +254,15 @@ public final class FileBlockManager implements BlockManager {
 
   @Override
   public ReadableBlock openBlock(BlockId id) {
-    long size;
+    Stored s;
     synchronized (this) {
-      Long s = sizes.get(id.value());
+      s = sizes.get(id.value());
       if (s == null) {
         throw NyalaException.notFound("block %s not found", id);
       }
-      size = s;
     }
-    Path p = pathOf(id.value());
+    long size = s.size();
+    Path p = livePath(id.value(), s);
     return new ReadableBlock() {
       @Override
       public BlockId id() {
@@ -245,7 +297,7 @@ public final class FileBlockManager implements BlockManager {
 
   @Override
   public synchronized BlockManagerMetrics metrics() {
-    long bytes = sizes.values().stream().mapToLong(Long::longValue).sum();
+    long bytes = sizes.values().stream().mapToLong(Stored::size).sum();
     return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0, 0);
   }
 

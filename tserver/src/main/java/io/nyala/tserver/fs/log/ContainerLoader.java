@@ -6,11 +6,15 @@ import io.nyala.common.env.OpenMode;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.env.RandomReadFile;
 import io.nyala.common.env.ReadWriteFile;
+import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.fs.BlockIdAllocator;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads the containers of one data directory: replays each metadata file (streaming or from
@@ -18,6 +22,7 @@ import java.util.Map;
  * directory; touches nothing shared, so the manager merges its results afterwards.
  */
 final class ContainerLoader {
+  private static final Logger LOG = LoggerFactory.getLogger(ContainerLoader.class);
   /** A replayed container and its live blocks: id → {offset, length, timestamp}. */
   record Loaded(Container container, Map<Long, long[]> blocks) {}
 
@@ -36,18 +41,34 @@ final class ContainerLoader {
   void loadDir(Path dir) {
     List<String> names = env.listDir(dir);
     for (String n : names) {
-      if (n.endsWith(".metadata")) {
-        String id = n.substring(0, n.length() - ".metadata".length());
+      String id = containerId(n);
+      if (id == null) {
+        if (!n.startsWith(BlockIdAllocator.FILE)) {
+          // Never deleted: a name we did not write is not ours to judge.
+          LOG.warn("{}: not a container file; left alone", dir.resolve(n));
+        }
+      } else if (n.endsWith(".metadata")) {
         loadOne(dir, id, names.contains(id + ".data"));
       } else if (n.endsWith(MetadataCompactor.TMP_SUFFIX)) {
         repair(dir.resolve(n) + ": leftover of an interrupted compaction: deleted",
             () -> env.deleteFile(dir.resolve(n)));
-      } else if (n.endsWith(".data")
-          && !names.contains(n.substring(0, n.length() - 5) + ".metadata")) {
+      } else if (!names.contains(id + ".metadata")) {
         repair(dir.resolve(n) + ": data file without metadata (incomplete container): deleted",
             () -> env.deleteFile(dir.resolve(n)));
       }
     }
+  }
+
+  /** The container id of a container file's name ({@code <16 hex>.data|.metadata[.tmp]}). */
+  private static String containerId(String name) {
+    int dot = name.indexOf('.');
+    if (dot != 16 || !BlockId.isHexName(name.substring(0, 16), 16)) {
+      return null;
+    }
+    String ext = name.substring(dot);
+    boolean ours = ext.equals(".data") || ext.equals(".metadata")
+        || ext.equals(MetadataCompactor.TMP_SUFFIX);
+    return ours ? name.substring(0, 16) : null;
   }
 
   private void repair(String what, Runnable action) {

@@ -68,7 +68,7 @@ public final class LogBlockManager implements BlockManager {
       repairs.addAll(l.repairs);
       problems.addAll(l.problems);
     }
-    ids = new BlockIdAllocator(opts.env(), opts.dataDirs().get(0), maxId);
+    ids = new BlockIdAllocator(opts.env(), opts.dataDirs(), maxId);
     long bytes = blocks.values().stream().mapToLong(Loc::length).sum();
     report = new StartupReport(all.size(), blocks.size(), bytes, repairs, problems);
     puncher = Executors.newSingleThreadExecutor(r -> {
