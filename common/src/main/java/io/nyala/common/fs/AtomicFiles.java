@@ -40,11 +40,7 @@ public final class AtomicFiles {
 
   /** Makes a directory's entries (creations, renames, deletions) durable. */
   public static void syncDir(Path dir) {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      // Some filesystems refuse to open directories; the rename is then as durable as it gets.
-    }
+    DurableDirs.sync(dir);
   }
 
   /** Deletes a file tree; missing is fine. */

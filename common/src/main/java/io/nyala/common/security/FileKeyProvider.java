@@ -1,6 +1,7 @@
 package io.nyala.common.security;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.env.DurableDirs;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -142,7 +143,7 @@ public final class FileKeyProvider implements KeyProvider {
     byte[] text = (key.toHex() + "\n").getBytes(StandardCharsets.US_ASCII);
     Path dir = file.toAbsolutePath().getParent();
     try {
-      Files.createDirectories(dir);
+      DurableDirs.create(dir);
       Path tmp = dir.resolve(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
       boolean won;
       try {
@@ -151,7 +152,7 @@ public final class FileKeyProvider implements KeyProvider {
       } finally {
         Files.deleteIfExists(tmp);
       }
-      syncDir(dir);
+      DurableDirs.sync(dir);
       if (won) {
         LOG.warn("created cluster key file {} ({} bits); a key file is NOT secure, use a KMS in "
             + "production", file, key.bits());
@@ -189,17 +190,6 @@ public final class FileKeyProvider implements KeyProvider {
         ch.write(b);
       }
       ch.force(true);
-    }
-  }
-
-  private static void syncDir(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      // Some file systems cannot open a directory; there a link is as durable as it gets.
-      if (!Files.isDirectory(dir)) {
-        throw e;
-      }
     }
   }
 
