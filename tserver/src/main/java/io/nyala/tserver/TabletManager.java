@@ -30,6 +30,7 @@ import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -92,6 +93,13 @@ public final class TabletManager {
   private volatile int orphanBlocksDeleted;
   /** Orphaned blocks the startup GC's guard kept (see {@link OrphanBlockGc}). */
   private volatile int orphanBlocksKept;
+  /**
+   * Whether {@link #load} found the metadata dir new or without any tablet: then nothing on
+   * disk may be taken for an orphan (see docs/data-safety.md, "File systems").
+   */
+  private volatile boolean metadataMissingAtLoad;
+  /** Next to the Raft dir: group dirs kept out of Ratis' sight (see {@link #quarantine}). */
+  static final String ORPHANED_RAFT_DIR = "raft-orphaned";
   /** {@code --orphan_block_gc_allow_mass_delete}. */
   private volatile boolean allowMassOrphanGc;
 
@@ -129,6 +137,7 @@ public final class TabletManager {
         files = s.filter(p -> !p.getFileName().toString().endsWith(".tmp")).sorted().toList();
       }
       metadataMissing = !metaDirExisted || files.isEmpty();
+      metadataMissingAtLoad = metadataMissing;
       for (Path f : files) {
         TabletMetadataPB meta = readMetadata(f);
         if (meta.getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
@@ -517,14 +526,35 @@ public final class TabletManager {
         } catch (IllegalArgumentException e) {
           continue; // not a group directory
         }
-        if (!tablets.containsKey(RaftIds.hexOf(u))) {
-          LOG.warn("Raft group directory {} has no tablet metadata; removing it", d);
-          AtomicFiles.deleteTree(d);
+        if (tablets.containsKey(RaftIds.hexOf(u))) {
+          continue;
         }
+        if (metadataMissingAtLoad) {
+          quarantine(d);
+          continue;
+        }
+        LOG.warn("Raft group directory {} has no tablet metadata; removing it", d);
+        AtomicFiles.deleteTree(d);
       }
     } catch (IOException e) {
       throw NyalaException.ioError("cannot list " + raftDir + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Like the block GC, with no metadata at all every group would look orphaned: that is evidence
+   * of lost metadata, not garbage. The group's log is moved out of Ratis' storage dir (which
+   * Ratis would otherwise open, and this class then remove) and kept for the operator.
+   */
+  private void quarantine(Path groupDir) throws IOException {
+    Path kept = raftDir.resolveSibling(ORPHANED_RAFT_DIR).resolve(groupDir.getFileName());
+    DurableDirs.create(kept.getParent());
+    Files.move(groupDir, kept, StandardCopyOption.ATOMIC_MOVE);
+    DurableDirs.sync(raftDir);
+    DurableDirs.sync(kept.getParent());
+    LOG.error("Raft group directory {} has no tablet metadata, and neither has any other group: "
+        + "the tablet metadata dir {} is new or empty (a wiped or replaced WAL dir?). NOT "
+        + "removing it: moved to {}", groupDir, metaDir, kept);
   }
 
   /** Deletes durably: the parent dir is synced, so a crash cannot bring the file back. */

@@ -222,13 +222,31 @@ class TabletServerTest {
 
   @Test
   void orphanGroupDirectoryDoesNotStopTheServer() throws Exception {
+    String other = RaftIds.newId();
+    fx.createTablet(other, List.of(ts));
+    TserverFixture.awaitLeader(other, List.of(ts));
+    ts.close();
+    Files.delete(dir.resolve("tablet-meta").resolve(tablet));
+    ts = TserverFixture.start(opts);
+    assertThat(ts.tabletManager().count()).isEqualTo(1);
+    assertThat(dir.resolve("raft").resolve(RaftIds.groupId(tablet).getUuid().toString()))
+        .doesNotExist();
+    assertThat(dir.resolve("raft").resolve(RaftIds.groupId(other).getUuid().toString()))
+        .exists();
+    assertThat(ts.metrics().value("tablets_total", Map.of())).isEqualTo(1);
+  }
+
+  @Test
+  void anEmptyMetadataDirRemovesNoRaftGroupDirectory() throws Exception {
     ts.close();
     Files.delete(dir.resolve("tablet-meta").resolve(tablet));
     ts = TserverFixture.start(opts);
     assertThat(ts.tabletManager().count()).isZero();
-    assertThat(dir.resolve("raft").resolve(RaftIds.groupId(tablet).getUuid().toString()))
-        .doesNotExist();
-    assertThat(ts.metrics().value("tablets_total", Map.of())).isZero();
+    String group = RaftIds.groupId(tablet).getUuid().toString();
+    assertThat(dir.resolve("raft").resolve(group)).doesNotExist();
+    assertThat(dir.resolve(TabletManager.ORPHANED_RAFT_DIR).resolve(group))
+        .as("with no metadata at all, a group dir is evidence of lost metadata, not garbage")
+        .isDirectory();
   }
 
   private void restart0() {
