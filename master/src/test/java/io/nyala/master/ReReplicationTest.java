@@ -87,13 +87,33 @@ class ReReplicationTest {
       });
     }
 
-    // The victim comes back still hosting its old replicas: they are deleted there.
+    // Each leader reports the committed configuration (and its index) that excludes the victim:
+    // only that proves the victim's replica may go (docs/data-safety.md).
+    for (SysTabletEntryPB before : affected) {
+      SysTabletEntryPB after = m.master.catalog().catalog().read(s -> s.tablet(
+          before.getTabletId()));
+      var config = FakeTServer.leader(before.getTabletId(), 2).toBuilder()
+          .setCommittedConfigIndex(9)
+          .addAllConfigPeerUuids(after.getReplicasList().stream().map(RaftPeerPB::getUuid)
+              .toList()).build();
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        byUuid.get(leaderOf(before, victim)).heartbeat(m.stub(),
+            FakeTServer.incremental(config));
+        return m.master.catalog().catalog().read(s -> s.tablet(before.getTabletId()))
+            .getConfigIndex() == 9;
+      });
+    }
+
+    // The victim comes back still hosting its old replicas: they are deleted there, each with
+    // the index of the configuration that excludes it.
     List<io.nyala.common.proto.master.ReportedTabletPB> stale = new ArrayList<>();
     affected.forEach(t -> stale.add(FakeTServer.follower(t.getTabletId(), "", 1)));
     byUuid.get(victim).heartbeat(m.stub(), TabletReportPB.newBuilder()
         .addAllUpdatedTablets(stale).build());
     await().atMost(Duration.ofSeconds(10)).until(() -> affected.stream()
         .allMatch(t -> byUuid.get(victim).deleted(t.getTabletId())));
+    assertThat(byUuid.get(victim).deletes).allSatisfy(d -> assertThat(d.getCasConfigIndex())
+        .isEqualTo(9));
   }
 
   @Test

@@ -98,6 +98,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile boolean initialized;
   /** Pulls the leader's image when the log cannot catch this replica up; set by the owner. */
   private volatile TabletCopier copier;
+  /** A tablet copy into this replica runs (reported, so the master keeps a joiner's move). */
+  private volatile boolean copyInProgress;
   /** Copy images served from here and still open: snapshots are held back to the lowest. */
   private final ImagePins imagePins = new ImagePins();
   /** What {@link #getLatestSnapshot()} reports; written by open and the apply thread. */
@@ -447,6 +449,11 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
   }
 
+  /** Whether this replica is being rebuilt from the leader's image right now. */
+  public boolean copyInProgress() {
+    return copyInProgress;
+  }
+
   /** Copy images open on this replica (for tests and pages). */
   public int openCopyImages() {
     return imagePins.count();
@@ -473,7 +480,9 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
         firstTermIndexInLog, leader);
-    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller());
+    copyInProgress = true;
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller())
+        .whenComplete((v, t) -> copyInProgress = false);
     if (!wholeLog) {
       return copied;
     }
