@@ -2,15 +2,20 @@ package io.nyala.tserver;
 
 import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
+import io.nyala.common.proto.tserver.ChangeConfigTypePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
 import io.nyala.common.row.RowOpType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,62 +25,79 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * DeleteTablet is a compare-and-set against the replica's own Raft configuration, and comes
  * only from this server's cluster (docs/data-safety.md, "Deletes"): a stale or unproven delete
- * is refused and the replica keeps serving; a dropped tablet's delete goes through.
+ * is refused and the replica stays a working member; a dropped tablet's delete goes through.
  */
 @Timeout(60)
 class StaleDeleteTabletTest {
   @TempDir Path dir;
   private final TserverFixture fx = new TserverFixture();
-  private TabletServer ts;
+  private final List<TabletServer> servers = new ArrayList<>();
+  private final String tablet = RaftIds.newId();
 
   @AfterEach
   void tearDown() {
-    if (ts != null) {
-      ts.close();
-    }
+    servers.forEach(TabletServer::close);
     fx.close();
   }
 
   @Test
   void staleOrUnprovenDeletesAreRefusedAndTheReplicaSurvives() throws Exception {
-    TserverOptions opts = TserverFixture.options(dir, TserverFixture.freePort());
-    Files.createDirectories(Path.of(opts.fsWalDir));
-    Files.writeString(Path.of(opts.fsWalDir).resolve("cluster_id"), "cluster-a",
-        StandardCharsets.UTF_8);
-    ts = TserverFixture.start(opts);
-    String tablet = RaftIds.newId();
-    fx.createTablet(tablet, List.of(ts));
-    TserverFixture.awaitLeader(tablet, List.of(ts));
-    assertThat(fx.write(ts, inserts(tablet, 0, 20, RowOpType.INSERT)).hasError()).isFalse();
-    long configIndex = ts.raftServer().getDivision(RaftIds.groupId(tablet)).getRaftConf()
+    for (int i = 0; i < 2; i++) {
+      TserverOptions opts = TserverFixture.options(dir.resolve("ts" + i),
+          TserverFixture.freePort());
+      Files.createDirectories(Path.of(opts.fsWalDir));
+      Files.writeString(Path.of(opts.fsWalDir).resolve("cluster_id"), "cluster-a",
+          StandardCharsets.UTF_8);
+      servers.add(TserverFixture.start(opts));
+    }
+    TabletServer leader = servers.get(0);
+    TabletServer member = servers.get(1);
+    fx.createTablet(tablet, List.of(leader));
+    TserverFixture.awaitLeader(tablet, List.of(leader));
+    assertThat(fx.write(leader, inserts(tablet, 0, 20, RowOpType.INSERT)).hasError()).isFalse();
+    assertThat(fx.admin(member.rpcAddress()).createTablet(TserverFixture.createRequest(tablet,
+        List.of(leader)).toBuilder().setJoining(true).build()).hasError()).isFalse();
+    var added = fx.admin(leader.rpcAddress()).changeConfig(ChangeConfigRequestPB.newBuilder()
+        .setTabletId(tablet).setType(ChangeConfigTypePB.ADD_PEER)
+        .setNewPeer(TserverFixture.peer(member)).setTimeoutMs(30_000).build());
+    assertThat(added.hasError()).as(added.getError().getMessage()).isFalse();
+    long index = leader.raftServer().getDivision(RaftIds.groupId(tablet)).getRaftConf()
         .getLogEntryIndex();
-    assertThat(configIndex).isPositive();
+    assertThat(index).isPositive();
+    await().atMost(Duration.ofSeconds(10)).until(() -> member.raftServer()
+        .getDivision(RaftIds.groupId(tablet)).getRaftConf().getLogEntryIndex() == index);
 
-    DeleteTabletResponsePB stale = delete(DeleteTabletRequestPB.newBuilder()
-        .setCasConfigIndex(configIndex - 1));
+    DeleteTabletResponsePB stale = delete(member, DeleteTabletRequestPB.newBuilder()
+        .setCasConfigIndex(index - 1));
     assertThat(stale.getError().getCode()).isEqualTo(StatusCodePB.ILLEGAL_STATE);
     assertThat(stale.getError().getMessage()).contains(tablet)
-        .contains(Long.toString(configIndex)).contains(Long.toString(configIndex - 1));
-    assertThat(delete(DeleteTabletRequestPB.newBuilder().setCasConfigIndex(configIndex))
+        .contains("index " + index).contains("caller's " + (index - 1));
+    assertThat(delete(member, DeleteTabletRequestPB.newBuilder().setCasConfigIndex(index))
         .getError().getMessage()).contains("lists this server as a member");
-    assertThat(delete(DeleteTabletRequestPB.newBuilder()).getError().getCode())
+    assertThat(delete(member, DeleteTabletRequestPB.newBuilder()).getError().getCode())
         .isEqualTo(StatusCodePB.ILLEGAL_STATE);
-    assertThat(delete(DeleteTabletRequestPB.newBuilder().setTabletDropped(true)
+    assertThat(delete(member, DeleteTabletRequestPB.newBuilder().setTabletDropped(true)
         .setClusterId("cluster-b")).getError().getMessage())
         .contains("cluster-b").contains("cluster-a");
+    assertThat(member.metrics().value("delete_tablet_requests_refused_total")).isEqualTo(4);
 
-    assertThat(ts.tabletManager().get(tablet)).isNotNull();
-    assertThat(fx.scanAll(ts, tablet, 100)).hasSize(20);
-    assertThat(ts.metrics().value("delete_tablet_requests_refused_total")).isEqualTo(4);
+    // Still a working member: it takes the next write.
+    assertThat(fx.write(leader, inserts(tablet, 20, 30, RowOpType.INSERT)).hasError()).isFalse();
+    long applied = leader.raftServer().getDivision(RaftIds.groupId(tablet)).getInfo()
+        .getLastAppliedIndex();
+    await().atMost(Duration.ofSeconds(10)).until(() -> member.raftServer()
+        .getDivision(RaftIds.groupId(tablet)).getInfo().getLastAppliedIndex() >= applied);
+    assertThat(member.tabletManager().get(tablet).stateMachine().store().liveRowCount())
+        .isEqualTo(30);
 
-    DeleteTabletResponsePB dropped = delete(DeleteTabletRequestPB.newBuilder()
+    DeleteTabletResponsePB dropped = delete(member, DeleteTabletRequestPB.newBuilder()
         .setTabletDropped(true).setClusterId("cluster-a"));
     assertThat(dropped.hasError()).as(dropped.getError().getMessage()).isFalse();
-    assertThat(ts.tabletManager().replicas()).isEmpty();
+    assertThat(member.tabletManager().count()).isZero();
   }
 
-  private DeleteTabletResponsePB delete(DeleteTabletRequestPB.Builder b) {
-    return fx.admin(ts.rpcAddress()).deleteTablet(b.setTabletId(
-        ts.tabletManager().replicas().iterator().next().tabletId()).setReason("test").build());
+  private DeleteTabletResponsePB delete(TabletServer ts, DeleteTabletRequestPB.Builder b) {
+    return fx.admin(ts.rpcAddress()).deleteTablet(b.setTabletId(tablet).setReason("test")
+        .build());
   }
 }

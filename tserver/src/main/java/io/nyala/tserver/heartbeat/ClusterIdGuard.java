@@ -57,11 +57,12 @@ public final class ClusterIdGuard {
 
   /**
    * Whether a master answering with {@code masterId} may be obeyed. The first non-empty id is
-   * persisted before it is accepted; an empty one (a master still starting) is not obeyed.
+   * persisted before it is accepted. An empty one (a master that does not say) is obeyed but
+   * not recorded: its admin calls carry no id either, like an operator's tool.
    */
   public synchronized boolean acceptMaster(String masterId, String master) {
     if (masterId.isEmpty()) {
-      return false;
+      return true;
     }
     if (accepted.isEmpty()) {
       env.createDirs(file.getParent());

@@ -177,11 +177,6 @@ public final class Heartbeater implements AutoCloseable {
               resp.getClusterId(), guard.accepted());
           continue;
         }
-        if (guard != null && !NyalaException.isError(resp.getError())
-            && !guard.acceptMaster(resp.getClusterId(), m.toString())) {
-          last = NyalaException.unavailable("master %s has no cluster id yet", m);
-          continue;
-        }
         if (NyalaException.isError(resp.getError())) {
           NyalaException e = NyalaException.fromPb(resp.getError());
           // Go to the hinted leader next, unless it was just tried (its view is then stale).
