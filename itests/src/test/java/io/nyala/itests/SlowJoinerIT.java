@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Re-replication never deletes its own joiner (docs/data-safety.md, "Re-replication"): RF 3 on
  * 4 tablet servers, tablet copies slowed to 15 s (longer than the master's default admin call
- * deadline), one replica's server killed. The tablet gets back to 3 live voters and not one
- * DeleteTablet reaches the joining server.
+ * deadline), one replica's server stopped for good (in-process, as dead as a kill). The tablet
+ * gets back to 3 live voters and not one DeleteTablet reaches the joining server.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SlowJoinerIT {
@@ -60,7 +60,7 @@ class SlowJoinerIT {
       String joinerUuid = cluster.tabletServer(joiner).uuid();
       String victimUuid = cluster.tabletServer(victim).uuid();
 
-      cluster.killTabletServer(victim);
+      cluster.stopTabletServer(victim); // in-process: as dead to the master as a kill
       final int joinerIndex = joiner;
       await("the tablet back to 3 live voters, the joiner among them")
           .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300))
