@@ -20,8 +20,10 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Re-replication never deletes its own joiner (docs/data-safety.md, "Re-replication"): RF 3 on
  * 4 tablet servers, tablet copies slowed to 15 s (longer than the master's default admin call
- * deadline), one replica's server stopped for good (in-process, as dead as a kill). The tablet
- * gets back to 3 live voters and not one DeleteTablet reaches the joining server.
+ * deadline), one replica's server stopped for good (in-process, as dead as a kill), and the
+ * master restarted while the joiner copies: a master that forgot its move, as one that gave up
+ * on it, sees the joiner report a tablet its catalog does not assign there. The tablet gets
+ * back to 3 live voters and not one DeleteTablet reaches the joining server.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SlowJoinerIT {
@@ -62,8 +64,13 @@ class SlowJoinerIT {
 
       cluster.stopTabletServer(victim); // in-process: as dead to the master as a kill
       final int joinerIndex = joiner;
+      await("the joiner copying").atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> probe.status(joinerIndex, tablet) != null);
+      cluster.restartMaster(0);
       await("the tablet back to 3 live voters, the joiner among them")
-          .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
+          .ignoreExceptions() // the restarted master answers once it leads
           .until(() -> {
             Set<String> now = probe.replicaSets("slow").get(tablet);
             ListTabletsResponsePB.StatusPB s = probe.status(joinerIndex, tablet);
