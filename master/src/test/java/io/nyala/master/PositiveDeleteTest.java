@@ -6,7 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
+import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TSHeartbeatRequestPB;
+import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -26,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The master deletes a reported replica only when its catalog positively says so
  * (docs/data-safety.md, "Deletes"): a tombstone of the tablet or its table, or a committed
  * configuration that excludes the replica, whose index the DeleteTablet carries. A tablet the
- * catalog does not know is left alone and counted.
+ * catalog does not know is left alone and counted; another cluster's tablet server is refused.
  */
 @Timeout(60)
 class PositiveDeleteTest {
@@ -119,14 +122,37 @@ class PositiveDeleteTest {
         .forEach(u -> assertThat(byUuid.get(u).deleted(tablet)).isFalse());
   }
 
+  @Test
+  void anotherClustersTabletServerIsRefusedAndItsReportIgnored() {
+    FakeTServer ts = tservers.get(2);
+    String tombstoned = droppedTablet("dropped-for-a-stranger");
+    ts.deletes.clear();
+    TSHeartbeatResponsePB resp = m.stub().tSHeartbeat(TSHeartbeatRequestPB.newBuilder()
+        .setRegistration(ts.registration()).setClusterId("another-cluster")
+        .setTabletReport(FakeTServer.incremental(FakeTServer.leader(tombstoned, 1))).build());
+    String mine = m.master.catalog().catalog().read(s -> s.clusterId());
+    assertThat(resp.getError().getCode()).isEqualTo(StatusCodePB.ILLEGAL_STATE);
+    assertThat(resp.getError().getMessage()).contains("another-cluster").contains(mine);
+    assertThat(resp.getClusterId()).isEqualTo(mine);
+    // Its own cluster's heartbeat is handled: the tombstone's delete comes, the other did not.
+    TSHeartbeatResponsePB ok = m.stub().tSHeartbeat(TSHeartbeatRequestPB.newBuilder()
+        .setRegistration(ts.registration()).setClusterId(mine)
+        .setTabletReport(FakeTServer.incremental(FakeTServer.leader(tombstoned, 1))).build());
+    assertThat(ok.hasError()).isFalse();
+    await().atMost(Duration.ofSeconds(10)).until(() -> ts.deleted(tombstoned));
+    assertThat(ts.deletes).hasSize(1);
+  }
+
   /** Creates a one-tablet table and drops it; returns the tablet's id. */
   private static String droppedTablet(String table) {
     String id = m.stub().createTable(Tables.create(table, 1, 1)).getTableId();
-    String tablet = m.master.catalog().catalog().read(s -> s.tabletsOf(id)).get(0)
-        .getTabletId();
+    SysTabletEntryPB t = m.master.catalog().catalog().read(s -> s.tabletsOf(id)).get(0);
     assertThat(m.stub().deleteTable(DeleteTableRequestPB.newBuilder()
         .setTable(Tables.byId(id)).build()).hasError()).isFalse();
-    return tablet;
+    // DeleteTable's own deletes land first, so a test sees only those its reports cause.
+    FakeTServer holder = byUuid.get(t.getReplicas(0).getUuid());
+    await().atMost(Duration.ofSeconds(10)).until(() -> holder.deleted(t.getTabletId()));
+    return t.getTabletId();
   }
 
   private static DeleteTabletRequestPB deleteOf(FakeTServer ts, String tablet) {

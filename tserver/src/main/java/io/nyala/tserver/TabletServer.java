@@ -143,9 +143,9 @@ public class TabletServer extends ServerBase {
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners)
             .withAliasedWrites(),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, copySessions,
-            channels, clusterGuard, new DeleteTabletHandler(tabletManager, () -> raftServer,
-                scanners, copySessions, clusterGuard, uuid(), metrics)),
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, channels, clusterGuard,
+            new DeleteTabletHandler(tabletManager, () -> raftServer, scanners, copySessions,
+                clusterGuard, uuid(), metrics)),
         new TabletCopyService(copySessions)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));

@@ -28,7 +28,6 @@ import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
-import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
@@ -112,20 +111,15 @@ final class TabletServerServices {
 
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
-    private final ScannerManager scanners;
-    private final CopySessions copySessions;
     private final AlterSchemaHandler alters;
     private final ChangeConfigHandler configs;
     private final DeleteTabletHandler deletes;
     private final ClusterIdGuard clusterGuard;
 
-    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
-        CopySessions copySessions, Channels channels, ClusterIdGuard clusterGuard,
-        DeleteTabletHandler deletes) {
+    Admin(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
+        ClusterIdGuard clusterGuard, DeleteTabletHandler deletes) {
       this.tablets = tablets;
       this.raft = raft;
-      this.scanners = scanners;
-      this.copySessions = copySessions;
       this.alters = new AlterSchemaHandler(tablets, raft);
       this.configs = new ChangeConfigHandler(tablets, raft, channels, clusterGuard);
       this.clusterGuard = clusterGuard;
