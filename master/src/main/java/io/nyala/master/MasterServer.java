@@ -206,6 +206,11 @@ public class MasterServer extends ServerBase {
   }
 
   /** The catalog, for tests and tools. */
+  /** Re-replication of dead tablet servers' replicas (for tests and pages). */
+  public ReReplicator reReplicator() {
+    return reReplicator;
+  }
+
   public CatalogManager catalog() {
     return catalogManager;
   }

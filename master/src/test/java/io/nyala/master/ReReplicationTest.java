@@ -151,6 +151,70 @@ class ReReplicationTest {
     assertThat(tablets(tableId).get(0).getReplicasList()).hasSize(3);
   }
 
+  /**
+   * A move whose ChangeConfig failed keeps its joiner while the joiner reports its copy in
+   * progress; afterwards the joiner is deleted positively, with the catalog's configuration
+   * index, and the move is retried (docs/data-safety.md, "Re-replication").
+   */
+  @Test
+  void failedMoveKeepsACopyingJoinerThenDeletesItWithTheConfigIndexAndRetries()
+      throws Exception {
+    m = MasterFixture.start(dir, "--tserver_unresponsive_timeout_ms=5000",
+        "--rereplication_retry_ms=1000");
+    for (int i = 0; i < 4; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      byUuid.put(ts.uuid, ts);
+      ts.register(m.stub());
+    }
+    String tableId = m.stub().createTable(Tables.create("fail", 1, 3)).getTableId();
+    SysTabletEntryPB t = tablets(tableId).get(0);
+    String id = t.getTabletId();
+    String victim = t.getReplicas(1).getUuid();
+    FakeTServer leader = byUuid.get(t.getReplicas(0).getUuid());
+    FakeTServer joiner = byUuid.values().stream().filter(x -> !holds(t, x.uuid)).findFirst()
+        .orElseThrow();
+    leader.heartbeat(m.stub(), FakeTServer.incremental(FakeTServer.leader(id, 1)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0).getState()
+        == SysTabletStatePB.SYS_TABLET_RUNNING);
+    var config = FakeTServer.leader(id, 1).toBuilder().setCommittedConfigIndex(4)
+        .addAllConfigPeerUuids(t.getReplicasList().stream().map(RaftPeerPB::getUuid).toList())
+        .build();
+    await().atMost(Duration.ofSeconds(10)).until(() -> {
+      leader.heartbeat(m.stub(), FakeTServer.incremental(config));
+      return tablets(tableId).get(0).getConfigIndex() == 4;
+    });
+    leader.failChanges = true;
+
+    m.advanceClock(Duration.ofSeconds(10));
+    heartbeatAllBut(victim);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !leader.changes.isEmpty());
+    var copying = FakeTServer.follower(id, leader.uuid, 1).toBuilder()
+        .setTabletCopyInProgress(true).build();
+    joiner.heartbeat(m.stub(), FakeTServer.incremental(copying));
+    m.advanceClock(Duration.ofSeconds(2)); // past the retry interval
+    heartbeatAllBut(victim);
+    long sweeps = m.master.reReplicator().sweeps();
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> m.master.reReplicator().sweeps() >= sweeps + 3);
+    assertThat(joiner.deletes).isEmpty();
+    assertThat(m.master.reReplicator().isJoining(id, joiner.uuid)).isTrue();
+
+    joiner.heartbeat(m.stub(), FakeTServer.incremental(copying.toBuilder()
+        .setTabletCopyInProgress(false).build()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> joiner.deleted(id));
+    assertThat(joiner.deletes).singleElement().satisfies(d -> {
+      assertThat(d.getCasConfigIndex()).isEqualTo(4);
+      assertThat(d.getTabletDropped()).isFalse();
+    });
+    await("the move is retried").atMost(Duration.ofSeconds(10))
+        .until(() -> leader.changes.size() >= 2);
+  }
+
+  private void heartbeatAllBut(String uuid) {
+    byUuid.values().stream().filter(x -> !x.uuid.equals(uuid)).forEach(x -> x.heartbeat(
+        m.stub(), TabletReportPB.newBuilder().setIsIncremental(true).build()));
+  }
+
   List<SysTabletEntryPB> tablets(String tableId) {
     return m.master.catalog().catalog().read(s -> s.tabletsOf(tableId));
   }

@@ -139,7 +139,11 @@ final class TabletServerServices {
 
     @Override
     public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
-      Rpcs.respondAsync(out, () -> alters.alter(req),
+      Rpcs.respondAsync(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "AlterSchema of tablet "
+            + req.getTabletId());
+        return alters.alter(req);
+      },
           e -> AlterSchemaResponsePB.newBuilder().setError(e).build());
     }
 

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -66,6 +67,10 @@ public final class ReReplicator {
   private final MetricRegistry.Counter replacements;
   /** How long the leader may wait for a move's configuration to commit (sent as timeout_ms). */
   private volatile long changeConfigTimeoutMs = 120_000;
+  /** Tablets whose failed move's joiner is being deleted: the retry waits for the answer. */
+  private final Set<String> cleaning = ConcurrentHashMap.newKeySet();
+  /** Sweeps run so far (for tests and pages). */
+  private final AtomicLong sweeps = new AtomicLong();
   /** tablet id → its move; written by the sweep and by RPC completions. */
   private final Map<String, Move> inFlight = new ConcurrentHashMap<>();
 
@@ -96,10 +101,19 @@ public final class ReReplicator {
   /** A new leadership starts without moves of the previous one. */
   public void reset() {
     inFlight.clear();
+    cleaning.clear();
   }
 
   /** One pass on the leader's background thread. */
   public void sweep() {
+    try {
+      sweepOnce();
+    } finally {
+      sweeps.incrementAndGet();
+    }
+  }
+
+  private void sweepOnce() {
     long now = nanoClock.getAsLong();
     // A move whose ChangeConfig is unanswered stays: the call has its own deadline.
     inFlight.values().removeIf(m -> m.failed() && now - m.startNanos() >= retryNanos
@@ -219,11 +233,15 @@ public final class ReReplicator {
   }
 
   /**
-   * Whether a failed move may give up its slot: not while its joiner still copies; once the
-   * catalog's committed configuration excludes the joiner, it is deleted with that index (a
-   * joiner whose configuration committed refuses); a joiner the catalog lists succeeded.
+   * Whether a failed move may give up its slot now: not while its joiner still copies; once
+   * the catalog's committed configuration excludes the joiner, the joiner is deleted with that
+   * index (one whose configuration committed refuses) and the slot goes when that is answered;
+   * a joiner the catalog lists succeeded after all.
    */
   private boolean cleanedUp(Move m) {
+    if (cleaning.contains(m.tabletId())) {
+      return false;
+    }
     ReplicaReports.ReplicaState joiner = reports.replica(m.tabletId(), m.joiner());
     if (joiner != null && joiner.copying()) {
       return false;
@@ -234,7 +252,9 @@ public final class ReReplicator {
         || t.getReplicasList().stream().anyMatch(p -> p.getUuid().equals(m.joiner()))) {
       return true;
     }
+    // The retry (which may pick the same server) starts only once the delete was answered.
     LOG.info("tablet {}: cleaning up the failed move's replica on {}", m.tabletId(), m.joiner());
+    cleaning.add(m.tabletId());
     admin.deleteTablet(ts.rpcAddress(), DeleteTabletRequestPB.newBuilder()
             .setTabletId(m.tabletId()).setCasConfigIndex(t.getConfigIndex())
             .setReason("failed re-replication move; committed configuration at index "
@@ -244,8 +264,15 @@ public final class ReReplicator {
             LOG.info("tablet {}: failed move's replica on {} not deleted: {}", m.tabletId(),
                 m.joiner(), err.getMessage());
           }
+          inFlight.remove(m.tabletId(), m);
+          cleaning.remove(m.tabletId());
         });
-    return true;
+    return false;
+  }
+
+  /** Sweeps completed so far (for tests and pages). */
+  public long sweeps() {
+    return sweeps.get();
   }
 
   /** Moves in flight (for tests and pages). */

@@ -65,7 +65,8 @@ public final class TSAdminClient {
   /** Replicates a schema change on the tablet's leader; completes with its schema version. */
   public CompletableFuture<Integer> alterSchema(HostPort tserver, AlterSchemaRequestPB req) {
     CompletableFuture<AlterSchemaResponsePB> f = new CompletableFuture<>();
-    detached(() -> stub(tserver).alterSchema(req, observer(f)));
+    AlterSchemaRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
+    detached(() -> stub(tserver).alterSchema(sent, observer(f)));
     return f.thenApply(r -> {
       check(r.hasError() ? r.getError() : null);
       return r.getSchemaVersion();
