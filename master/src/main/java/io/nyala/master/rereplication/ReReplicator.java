@@ -87,7 +87,10 @@ public final class ReReplicator {
         "Replicas on dead tablet servers replaced by a new replica elsewhere");
   }
 
-  /** Sets the deadline each ChangeConfig carries ({@code --rereplication_change_config_timeout_ms}). */
+  /**
+   * Sets the deadline each ChangeConfig carries
+   * ({@code --rereplication_change_config_timeout_ms}).
+   */
   public void setChangeConfigTimeoutMs(long ms) {
     this.changeConfigTimeoutMs = ms;
   }
