@@ -1,5 +1,6 @@
 package io.nyala.master;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
@@ -31,6 +32,18 @@ final class HeartbeatHandler {
 
   TSHeartbeatResponsePB handle(TSHeartbeatRequestPB req) {
     catalogManager.checkLeaderReady();
+    String clusterId = catalogManager.catalog().read(CatalogState::clusterId);
+    if (!req.getClusterId().isEmpty() && !req.getClusterId().equals(clusterId)) {
+      // A tserver of another cluster (or of this one before its catalog was lost): its report
+      // must not touch this catalog, nor this catalog its tablets (docs/data-safety.md).
+      return TSHeartbeatResponsePB.newBuilder()
+          .setError(NyalaException.illegalState("tablet server %s belongs to cluster %s, this "
+              + "master to cluster %s: heartbeat refused", req.getRegistration().getUuid(),
+              req.getClusterId(), clusterId).toPb())
+          .setMasterUuid(masterUuid)
+          .setClusterId(clusterId)
+          .build();
+    }
     TSDescriptor known = tsManager.get(req.getRegistration().getUuid());
     ServerRegistrationPB before = known == null ? null : known.registration();
     TSDescriptor ts = tsManager.heartbeat(req.getRegistration(), req.getNumLiveTablets());
@@ -47,7 +60,7 @@ final class HeartbeatHandler {
         .setMasterUuid(masterUuid)
         .setLeaderMaster(true)
         .setNeedsFullTabletReport(tsManager.needsFullReport(ts))
-        .setClusterId(catalogManager.catalog().read(CatalogState::clusterId))
+        .setClusterId(clusterId)
         .setHeartbeatIntervalMillis(heartbeatIntervalMs)
         .build();
   }

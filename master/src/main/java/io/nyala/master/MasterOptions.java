@@ -37,6 +37,13 @@ public class MasterOptions extends ServerOptions {
           + "long before trying that tablet again; also how long a replacement may take (ms).")
   public long rereplicationRetryMs = 10000;
 
+  @Option(names = "--rereplication_change_config_timeout_ms", defaultValue = "120000",
+      description = "How long a replacement's ChangeConfig may wait for the new replica to copy "
+          + "the tablet and the new configuration to commit (ms); sent to the tablet's leader "
+          + "as the request's deadline, so the master never gives up on a move that is still "
+          + "copying (docs/data-safety.md). Default: ${DEFAULT-VALUE}.")
+  public long rereplicationChangeConfigTimeoutMs = 120000;
+
   @Option(names = "--max_table_locations", defaultValue = "1000",
       description = "Tablets returned by GetTableLocations when the request asks for 0.")
   public int maxTableLocations = 1000;

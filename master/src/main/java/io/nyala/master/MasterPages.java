@@ -40,6 +40,13 @@ final class MasterPages {
     sb.append("<h2>Masters</h2>").append(masters());
     sb.append("<h2>Tables</h2>").append(tables());
     sb.append("<h2>Tablet servers</h2>").append(tservers());
+    List<String> unknown = catalogManager.unknownReplicas();
+    if (!unknown.isEmpty()) {
+      // Left alone on purpose (docs/data-safety.md): an operator decides what they are.
+      sb.append("<h2>Replicas of tablets this catalog does not know</h2>")
+          .append(Html.table(List.of("tablet on tablet server"),
+              unknown.stream().map(List::of).toList()));
+    }
     return sb.toString();
   }
 

@@ -9,6 +9,7 @@ import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.SysCatalog;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
@@ -78,6 +79,7 @@ public class MasterServer extends ServerBase {
     MasterOptions o = masterOptions;
     tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
     TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
+    admin.setClusterId(() -> sysCatalog.read(CatalogState::clusterId));
     ReplicaPlacer placer = new ReplicaPlacer(new SecureRandom(), o.maxCreateTabletsPerTs);
     catalogManager = new CatalogManager(sysCatalog, tsManager, admin, placer,
         new CatalogManager.Settings(o.defaultNumReplicas, o.tabletCreationRetryMs), nanoClock,
@@ -87,6 +89,7 @@ public class MasterServer extends ServerBase {
         sysCatalog.locationsVersions(), o.tableLocationsCacheCapacityMb, metrics);
     reReplicator = new ReReplicator(catalogManager, tsManager, admin, placer, nanoClock,
         o.rereplicationRetryMs, metrics);
+    reReplicator.setChangeConfigTimeoutMs(o.rereplicationChangeConfigTimeoutMs);
     catalogManager.setJoiningReplicas(reReplicator::isJoining);
     catalogManager.onLeaderReady(() -> {
       locations.reset();
@@ -158,6 +161,9 @@ public class MasterServer extends ServerBase {
     m.gauge("tservers_live", "Tablet servers heard from within the unresponsive timeout",
         () -> tsManager.live().size());
     m.gauge("tservers_total", "Registered tablet servers", () -> tsManager.all().size());
+    m.gauge("catalog_unknown_tablet_replicas", "Reported replicas of tablets this catalog does "
+        + "not know, left alone (docs/data-safety.md)",
+        () -> catalogManager.unknownReplicas().size());
     m.gauge("is_leader", "1 if this master is the ready catalog leader",
         () -> isLeader() ? 1 : 0);
   }
@@ -186,6 +192,11 @@ public class MasterServer extends ServerBase {
   }
 
   /** The catalog, for tests and tools. */
+  /** Re-replication of dead tablet servers' replicas (for tests and pages). */
+  public ReReplicator reReplicator() {
+    return reReplicator;
+  }
+
   public CatalogManager catalog() {
     return catalogManager;
   }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** DeleteTable and the reconciliation of reported replicas the catalog does not know. */
+/** DeleteTable (what reports of unlisted replicas cause: {@link PositiveDeleteTest}). */
 @Timeout(60)
 class DeleteTableTest {
   @TempDir static Path dir;
@@ -81,29 +81,5 @@ class DeleteTableTest {
 
     // The name is free again.
     assertThat(m.stub().createTable(Tables.create("doomed", 1, 1)).hasError()).isFalse();
-  }
-
-  @Test
-  @Timeout(30)
-  void reportedReplicasTheCatalogDoesNotAssignAreDeleted() {
-    FakeTServer ts = tservers.get(0);
-    String unknown = RaftIds.newId();
-    ts.heartbeat(m.stub(), FakeTServer.incremental(FakeTServer.leader(unknown, 1)));
-    await().atMost(Duration.ofSeconds(10)).until(() -> ts.deleted(unknown));
-    assertThat(ts.deletes.stream().filter(d -> d.getTabletId().equals(unknown)).findFirst()
-        .orElseThrow().getReason()).contains("not in the catalog");
-
-    // A real tablet reported by a tserver that is not one of its replicas.
-    String id = m.stub().createTable(Tables.create("elsewhere", 1, 3)).getTableId();
-    SysTabletEntryPB t = m.master.catalog().catalog().read(s -> s.tabletsOf(id)).get(0);
-    FakeTServer outsider = tservers.stream().filter(x -> t.getReplicasList().stream()
-        .noneMatch(r -> r.getUuid().equals(x.uuid))).findFirst().orElseThrow();
-    outsider.heartbeat(m.stub(), FakeTServer.incremental(
-        FakeTServer.follower(t.getTabletId(), "", 1)));
-    await().atMost(Duration.ofSeconds(10)).until(() -> outsider.deleted(t.getTabletId()));
-    // ... while its real replicas keep it.
-    FakeTServer member = byUuid.get(t.getReplicas(0).getUuid());
-    member.heartbeat(m.stub(), FakeTServer.incremental(FakeTServer.leader(t.getTabletId(), 1)));
-    assertThat(member.deleted(t.getTabletId())).isFalse();
   }
 }

@@ -4,6 +4,7 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
@@ -39,6 +40,8 @@ final class FakeTServer implements AutoCloseable {
   final List<DeleteTabletRequestPB> deletes = new CopyOnWriteArrayList<>();
   final List<AlterSchemaRequestPB> alters = new CopyOnWriteArrayList<>();
   final List<ChangeConfigRequestPB> changes = new CopyOnWriteArrayList<>();
+  /** When set, ChangeConfig is answered with SERVICE_UNAVAILABLE (a change that failed). */
+  volatile boolean failChanges;
   private final Server server;
 
   FakeTServer(String name) throws IOException {
@@ -138,6 +141,12 @@ final class FakeTServer implements AutoCloseable {
     public void changeConfig(ChangeConfigRequestPB req,
         StreamObserver<ChangeConfigResponsePB> out) {
       changes.add(req);
+      if (failChanges) {
+        out.onNext(ChangeConfigResponsePB.newBuilder().setError(NyalaException.unavailable(
+            "tablet %s: configuration change failed (test)", req.getTabletId()).toPb()).build());
+        out.onCompleted();
+        return;
+      }
       ChangeConfigResponsePB.Builder b = ChangeConfigResponsePB.newBuilder();
       for (String u : req.getExpectedPeerUuidsList()) {
         if (!u.equals(req.getRemoveUuid())) {

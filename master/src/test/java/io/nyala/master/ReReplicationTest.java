@@ -87,13 +87,33 @@ class ReReplicationTest {
       });
     }
 
-    // The victim comes back still hosting its old replicas: they are deleted there.
+    // Each leader reports the committed configuration (and its index) that excludes the victim:
+    // only that proves the victim's replica may go (docs/data-safety.md).
+    for (SysTabletEntryPB before : affected) {
+      SysTabletEntryPB after = m.master.catalog().catalog().read(s -> s.tablet(
+          before.getTabletId()));
+      var config = FakeTServer.leader(before.getTabletId(), 2).toBuilder()
+          .setCommittedConfigIndex(9)
+          .addAllConfigPeerUuids(after.getReplicasList().stream().map(RaftPeerPB::getUuid)
+              .toList()).build();
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        byUuid.get(leaderOf(before, victim)).heartbeat(m.stub(),
+            FakeTServer.incremental(config));
+        return m.master.catalog().catalog().read(s -> s.tablet(before.getTabletId()))
+            .getConfigIndex() == 9;
+      });
+    }
+
+    // The victim comes back still hosting its old replicas: they are deleted there, each with
+    // the index of the configuration that excludes it.
     List<io.nyala.common.proto.master.ReportedTabletPB> stale = new ArrayList<>();
     affected.forEach(t -> stale.add(FakeTServer.follower(t.getTabletId(), "", 1)));
     byUuid.get(victim).heartbeat(m.stub(), TabletReportPB.newBuilder()
         .addAllUpdatedTablets(stale).build());
     await().atMost(Duration.ofSeconds(10)).until(() -> affected.stream()
         .allMatch(t -> byUuid.get(victim).deleted(t.getTabletId())));
+    assertThat(byUuid.get(victim).deletes).allSatisfy(d -> assertThat(d.getCasConfigIndex())
+        .isEqualTo(9));
   }
 
   @Test
@@ -129,6 +149,70 @@ class ReReplicationTest {
         .getReplicasList().stream().map(RaftPeerPB::getUuid).toList()
         .containsAll(swapped));
     assertThat(tablets(tableId).get(0).getReplicasList()).hasSize(3);
+  }
+
+  /**
+   * A move whose ChangeConfig failed keeps its joiner while the joiner reports its copy in
+   * progress; afterwards the joiner is deleted positively, with the catalog's configuration
+   * index, and the move is retried (docs/data-safety.md, "Re-replication").
+   */
+  @Test
+  void failedMoveKeepsACopyingJoinerThenDeletesItWithTheConfigIndexAndRetries()
+      throws Exception {
+    m = MasterFixture.start(dir, "--tserver_unresponsive_timeout_ms=5000",
+        "--rereplication_retry_ms=1000");
+    for (int i = 0; i < 4; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      byUuid.put(ts.uuid, ts);
+      ts.register(m.stub());
+    }
+    String tableId = m.stub().createTable(Tables.create("fail", 1, 3)).getTableId();
+    SysTabletEntryPB t = tablets(tableId).get(0);
+    String id = t.getTabletId();
+    String victim = t.getReplicas(1).getUuid();
+    FakeTServer leader = byUuid.get(t.getReplicas(0).getUuid());
+    FakeTServer joiner = byUuid.values().stream().filter(x -> !holds(t, x.uuid)).findFirst()
+        .orElseThrow();
+    leader.heartbeat(m.stub(), FakeTServer.incremental(FakeTServer.leader(id, 1)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0).getState()
+        == SysTabletStatePB.SYS_TABLET_RUNNING);
+    var config = FakeTServer.leader(id, 1).toBuilder().setCommittedConfigIndex(4)
+        .addAllConfigPeerUuids(t.getReplicasList().stream().map(RaftPeerPB::getUuid).toList())
+        .build();
+    await().atMost(Duration.ofSeconds(10)).until(() -> {
+      leader.heartbeat(m.stub(), FakeTServer.incremental(config));
+      return tablets(tableId).get(0).getConfigIndex() == 4;
+    });
+    leader.failChanges = true;
+
+    m.advanceClock(Duration.ofSeconds(10));
+    heartbeatAllBut(victim);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !leader.changes.isEmpty());
+    var copying = FakeTServer.follower(id, leader.uuid, 1).toBuilder()
+        .setTabletCopyInProgress(true).build();
+    joiner.heartbeat(m.stub(), FakeTServer.incremental(copying));
+    m.advanceClock(Duration.ofSeconds(2)); // past the retry interval
+    heartbeatAllBut(victim);
+    long sweeps = m.master.reReplicator().sweeps();
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> m.master.reReplicator().sweeps() >= sweeps + 3);
+    assertThat(joiner.deletes).isEmpty();
+    assertThat(m.master.reReplicator().isJoining(id, joiner.uuid)).isTrue();
+
+    joiner.heartbeat(m.stub(), FakeTServer.incremental(copying.toBuilder()
+        .setTabletCopyInProgress(false).build()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> joiner.deleted(id));
+    assertThat(joiner.deletes).singleElement().satisfies(d -> {
+      assertThat(d.getCasConfigIndex()).isEqualTo(4);
+      assertThat(d.getTabletDropped()).isFalse();
+    });
+    await("the move is retried").atMost(Duration.ofSeconds(10))
+        .until(() -> leader.changes.size() >= 2);
+  }
+
+  private void heartbeatAllBut(String uuid) {
+    byUuid.values().stream().filter(x -> !x.uuid.equals(uuid)).forEach(x -> x.heartbeat(
+        m.stub(), TabletReportPB.newBuilder().setIsIncremental(true).build()));
   }
 
   List<SysTabletEntryPB> tablets(String tableId) {

@@ -14,6 +14,7 @@ import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.Channels;
+import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -42,11 +43,14 @@ final class ChangeConfigHandler {
   private final TabletManager tablets;
   private final Supplier<RaftServer> raft;
   private final Channels channels;
+  private final ClusterIdGuard clusterGuard;
 
-  ChangeConfigHandler(TabletManager tablets, Supplier<RaftServer> raft, Channels channels) {
+  ChangeConfigHandler(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
+      ClusterIdGuard clusterGuard) {
     this.tablets = tablets;
     this.raft = raft;
     this.channels = channels;
+    this.clusterGuard = clusterGuard;
   }
 
   CompletableFuture<ChangeConfigResponsePB> change(ChangeConfigRequestPB req) {
@@ -80,7 +84,8 @@ final class ChangeConfigHandler {
         })
         .thenApply(v -> {
           if (removed != null) {
-            deleteRemovedReplica(req.getTabletId(), removed);
+            deleteRemovedReplica(req.getTabletId(), removed,
+                d.getRaftConf().getLogEntryIndex());
           }
           ChangeConfigResponsePB.Builder b = ChangeConfigResponsePB.newBuilder();
           for (RaftPeer p : d.getRaftConf().getCurrentPeers()) {
@@ -187,8 +192,11 @@ final class ChangeConfigHandler {
     return peers.stream().map(p -> p.getId().toString()).toList();
   }
 
-  /** Best effort, off the caller's path: the configuration without the peer has committed. */
-  private void deleteRemovedReplica(String tabletId, RaftPeer removed) {
+  /**
+   * Best effort, off the caller's path: the configuration without the peer has committed at
+   * {@code configIndex}, which the delete carries as compare-and-set (docs/data-safety.md).
+   */
+  private void deleteRemovedReplica(String tabletId, RaftPeer removed, long configIndex) {
     HostPort addr = RaftPeers.rpcAddress(removed);
     if (addr == null) {
       LOG.warn("tablet {}: removed replica {} has no RPC address; not deleting it", tabletId,
@@ -200,7 +208,9 @@ final class ChangeConfigHandler {
         DeleteTabletResponsePB r = TabletServerAdminServiceGrpc.newBlockingStub(channels.get(addr))
             .withDeadlineAfter(DELETE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
             .deleteTablet(DeleteTabletRequestPB.newBuilder().setTabletId(tabletId)
-                .setReason("removed from the Raft configuration").build());
+                .setClusterId(clusterGuard.accepted()).setCasConfigIndex(configIndex)
+                .setReason("removed from the Raft configuration at index " + configIndex)
+                .build());
         if (NyalaException.isError(r.getError())) {
           LOG.warn("tablet {}: removed replica on {} ({}) not deleted: {}", tabletId,
               removed.getId(), addr, r.getError().getMessage());

@@ -22,6 +22,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -170,6 +171,10 @@ public final class TabletReplica {
     ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder()
         .setTabletId(tabletId())
         .setSchemaVersion(schema().version());
+    TabletStateMachine copying = stateMachine;
+    if (copying != null && copying.copyInProgress()) {
+      b.setTabletCopyInProgress(true);
+    }
     if (failure != null) {
       return b.setState(TabletStatePB.FAILED).setError(failure.toPb()).build();
     }
@@ -183,11 +188,34 @@ public final class TabletReplica {
     if (info.getLeaderId() != null) {
       b.setLeaderUuid(info.getLeaderId().toString());
     }
-    for (RaftPeer p : d.getRaftConf().getCurrentPeers()) {
+    RaftConfiguration conf = d.getRaftConf();
+    for (RaftPeer p : conf.getCurrentPeers()) {
       b.addConfigPeerUuids(p.getId().toString());
+    }
+    if (conf.getPreviousPeers().isEmpty() && conf.getLogEntryIndex() > 0
+        && conf.getLogEntryIndex() <= d.getRaftLog().getLastCommittedIndex()) {
+      b.setCommittedConfigIndex(conf.getLogEntryIndex());
     }
     return b.build();
   }
+
+  /**
+   * The index of this replica's latest Raft configuration (committed or not: a compare-and-set
+   * against it errs on refusing) and whether it lists {@code selfUuid}; null while the group is
+   * not open here. See docs/data-safety.md, "Deletes".
+   */
+  public ConfigView configView(RaftServer server, String selfUuid) {
+    RaftServer.Division d = divisionOrNull(server);
+    if (d == null) {
+      return null;
+    }
+    RaftConfiguration conf = d.getRaftConf();
+    RaftPeerId self = RaftIds.peerId(selfUuid);
+    return new ConfigView(conf.getLogEntryIndex(), conf.getPeer(self) != null);
+  }
+
+  /** See {@link #configView}. */
+  public record ConfigView(long index, boolean member) {}
 
   /** A line of ListTablets and the status page. */
   public ListTabletsResponsePB.StatusPB status(RaftServer server) {

@@ -25,6 +25,7 @@ import io.nyala.tserver.tablet.CompactionStats;
 import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.MaintenanceScheduler;
 import io.nyala.tserver.tablet.StoreCrashPoints;
+import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
 import java.io.IOException;
@@ -67,6 +68,8 @@ public class TabletServer extends ServerBase {
   /** Opened at start, closed after Raft (whose state machines read blocks) has stopped. */
   private BlockManager blockManager;
   private MaintenanceScheduler storeMaintenance;
+  /** The cluster this server obeys (docs/data-safety.md); opened with the file system. */
+  private ClusterIdGuard clusterGuard;
 
   public TabletServer(TserverOptions options) {
     super("tserver", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
@@ -91,6 +94,7 @@ public class TabletServer extends ServerBase {
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
         "Row operations applied by this server's tablet replicas (leaders and followers)");
+    clusterGuard = ClusterIdGuard.open(fs.env(), fs.walDir());
     blockManager = openBlockManager();
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
         uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey(), blockManager,
@@ -138,8 +142,9 @@ public class TabletServer extends ServerBase {
     startRpc(List.of(
         new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners)
             .withAliasedWrites(),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, scanners, copySessions,
-            channels),
+        new TabletServerServices.Admin(tabletManager, () -> raftServer, channels, clusterGuard,
+            new DeleteTabletHandler(tabletManager, () -> raftServer, scanners, copySessions,
+                clusterGuard, uuid(), metrics)),
         new TabletCopyService(copySessions)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
@@ -166,7 +171,13 @@ public class TabletServer extends ServerBase {
     ExecutorService copies = Executors.newFixedThreadPool(2,
         LogContext.threadFactory(name, "tablet-copy"));
     onClose(copies::shutdownNow);
-    tabletManager.setCopier(new TabletCopyClient(channels, uuid(), copies, metrics));
+    TabletCopyClient copier = new TabletCopyClient(channels, uuid(), copies, metrics);
+    if (topts.faultTabletCopyFetchDelayMs > 0) {
+      LOG.warn("UNSAFE test fault on: --fault_tablet_copy_fetch_delay_ms={} delays every "
+          + "tablet copy", topts.faultTabletCopyFetchDelayMs);
+      copier.setFaultFetchDelayMs(topts.faultTabletCopyFetchDelayMs);
+    }
+    tabletManager.setCopier(copier);
   }
 
   /** The block manager chosen by {@code --block_manager}, on a "blocks" dir per data dir. */
@@ -222,6 +233,7 @@ public class TabletServer extends ServerBase {
     }
     Heartbeater hb = new Heartbeater(name, masters, channels, topts.heartbeatIntervalMs,
         this::registration, this::tabletReports);
+    hb.setClusterGuard(clusterGuard);
     heartbeater = hb;
     onClose(hb);
     hb.start();

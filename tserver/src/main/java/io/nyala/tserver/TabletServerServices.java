@@ -28,7 +28,7 @@ import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
-import io.nyala.tserver.copy.CopySessions;
+import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -111,31 +111,39 @@ final class TabletServerServices {
 
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
-    private final ScannerManager scanners;
-    private final CopySessions copySessions;
     private final AlterSchemaHandler alters;
     private final ChangeConfigHandler configs;
+    private final DeleteTabletHandler deletes;
+    private final ClusterIdGuard clusterGuard;
 
-    Admin(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
-        CopySessions copySessions, Channels channels) {
+    Admin(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
+        ClusterIdGuard clusterGuard, DeleteTabletHandler deletes) {
       this.tablets = tablets;
       this.raft = raft;
-      this.scanners = scanners;
-      this.copySessions = copySessions;
       this.alters = new AlterSchemaHandler(tablets, raft);
-      this.configs = new ChangeConfigHandler(tablets, raft, channels);
+      this.configs = new ChangeConfigHandler(tablets, raft, channels, clusterGuard);
+      this.clusterGuard = clusterGuard;
+      this.deletes = deletes;
     }
 
     @Override
     public void changeConfig(ChangeConfigRequestPB req,
         StreamObserver<ChangeConfigResponsePB> out) {
-      Rpcs.respondAsync(out, () -> configs.change(req),
+      Rpcs.respondAsync(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "ChangeConfig of tablet "
+            + req.getTabletId());
+        return configs.change(req);
+      },
           e -> ChangeConfigResponsePB.newBuilder().setError(e).build());
     }
 
     @Override
     public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
-      Rpcs.respondAsync(out, () -> alters.alter(req),
+      Rpcs.respondAsync(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "AlterSchema of tablet "
+            + req.getTabletId());
+        return alters.alter(req);
+      },
           e -> AlterSchemaResponsePB.newBuilder().setError(e).build());
     }
 
@@ -162,6 +170,8 @@ final class TabletServerServices {
     public void createTablet(CreateTabletRequestPB req,
         StreamObserver<CreateTabletResponsePB> out) {
       Rpcs.respond(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "CreateTablet of tablet "
+            + req.getTabletId());
         tablets.createTablet(req);
         return CreateTabletResponsePB.getDefaultInstance();
       }, e -> CreateTabletResponsePB.newBuilder().setError(e).build());
@@ -171,9 +181,7 @@ final class TabletServerServices {
     public void deleteTablet(DeleteTabletRequestPB req,
         StreamObserver<DeleteTabletResponsePB> out) {
       Rpcs.respond(out, () -> {
-        scanners.closeForTablet(req.getTabletId());
-        copySessions.closeForTablet(req.getTabletId());
-        tablets.deleteTablet(req.getTabletId(), req.getReason());
+        deletes.delete(req);
         return DeleteTabletResponsePB.getDefaultInstance();
       }, e -> DeleteTabletResponsePB.newBuilder().setError(e).build());
     }

@@ -113,4 +113,10 @@ public class TserverOptions extends ServerOptions {
           + "(superblock written, replaced layers not released). Never set it in production, "
           + "nor in an in-process minicluster (the halt ends the whole JVM). Default: none.")
   public String faultCrashPoints = "";
+
+  @Option(names = "--fault_tablet_copy_fetch_delay_ms", defaultValue = "0",
+      description = "UNSAFE, for tests only: each tablet copy into this server waits this long "
+          + "(ms) after its session begins and before it fetches anything, so a test can keep a "
+          + "joining replica copying. Never set it in production. Default: ${DEFAULT-VALUE}.")
+  public long faultTabletCopyFetchDelayMs;
 }

@@ -61,7 +61,8 @@ class DeleteTabletTest {
     assertThat(ts.blockManager().blockIds().size()).isGreaterThan(blocksBefore);
 
     var resp = fx.admin(ts.rpcAddress()).deleteTablet(
-        DeleteTabletRequestPB.newBuilder().setTabletId(doomed).setReason("test").build());
+        DeleteTabletRequestPB.newBuilder().setTabletId(doomed).setTabletDropped(true)
+            .setReason("test").build());
     assertThat(resp.hasError()).as(resp.getError().getMessage()).isFalse();
     assertThat(filesOf(doomed)).isEmpty();
     assertThat(ts.blockManager().blockIds()).hasSize(blocksBefore);

@@ -145,7 +145,7 @@ class TabletCopyServiceTest {
     assertThat(s.hasError()).as(s.getError().getMessage()).isFalse();
     assertThat(ts.metrics().value("tablet_copy_sessions_active")).isEqualTo(1);
     assertThat(fx.admin(ts.rpcAddress()).deleteTablet(DeleteTabletRequestPB.newBuilder()
-        .setTabletId(tablet).build()).hasError()).isFalse();
+        .setTabletId(tablet).setTabletDropped(true).build()).hasError()).isFalse();
     assertThat(ts.metrics().value("tablet_copy_sessions_active")).isZero();
     assertThat(fetch(s.getSessionId(), s.getItems(0).getItemId(), 0, 10).getError().getCode())
         .isEqualTo(StatusCodePB.NOT_FOUND);

@@ -210,7 +210,8 @@ class TabletServerTest {
     assertThat(meta).exists();
     assertThat(groupDir).isDirectory();
     var resp = fx.admin(ts.rpcAddress()).deleteTablet(
-        DeleteTabletRequestPB.newBuilder().setTabletId(tablet).setReason("test").build());
+        DeleteTabletRequestPB.newBuilder().setTabletId(tablet).setTabletDropped(true)
+            .setReason("test").build());
     assertThat(resp.hasError()).isFalse();
     assertThat(meta).doesNotExist();
     assertThat(groupDir).doesNotExist();

@@ -19,6 +19,7 @@ import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
+import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
@@ -128,6 +129,15 @@ public final class CatalogManager {
 
   public SysCatalog catalog() {
     return catalog;
+  }
+
+  /**
+   * How many reported replicas name a tablet this catalog does not know (left alone, see
+   * docs/data-safety.md), and which: "tablet id on tserver uuid".
+   */
+  public List<String> unknownReplicas() {
+    return reportProcessor.unknownReplicas().stream()
+        .map(u -> u.tabletId() + " on " + u.tsUuid()).sorted().toList();
   }
 
   public ReplicaReports reports() {
@@ -297,7 +307,8 @@ public final class CatalogManager {
       reports.forget(t.getTabletId());
       for (RaftPeerPB r : t.getReplicasList()) {
         reportProcessor.sendDelete(r.getUuid(), HostPort.fromPb(r.getRpcAddress()),
-            t.getTabletId(), reason);
+            DeleteTabletRequestPB.newBuilder().setTabletId(t.getTabletId()).setReason(reason)
+                .setTabletDropped(true).build());
       }
     }
   }

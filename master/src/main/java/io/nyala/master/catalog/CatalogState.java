@@ -5,6 +5,8 @@ import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.common.proto.metadata.TableStatePB;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -27,6 +29,12 @@ public final class CatalogState {
   private final Map<String, SysTabletEntryPB> tabletsById = new HashMap<>();
   /** Per table: partition key start → tablet id; starts are unique within a table. */
   private final Map<String, NavigableMap<ByteString, String>> tabletsByTable = new HashMap<>();
+  /**
+   * Tombstones of dropped tables and tablets (docs/data-safety.md): what lets the master delete
+   * a replica positively. Out of every listing and name index, so a new table may take the name.
+   */
+  private final Map<String, SysTableEntryPB> removedTables = new HashMap<>();
+  private final Map<String, SysTabletEntryPB> deletedTablets = new HashMap<>();
 
   public CatalogState() {
     this(new LocationsVersions());
@@ -73,10 +81,18 @@ public final class CatalogState {
     if (old != null) {
       tableIdByName.remove(old.getName());
       versions.tableDeleted(tableId, old.getName());
+      removedTables.put(tableId, old.toBuilder().setState(TableStatePB.TABLE_REMOVED).build());
     }
     NavigableMap<ByteString, String> tablets = tabletsByTable.remove(tableId);
     if (tablets != null) {
-      tablets.values().forEach(tabletsById::remove);
+      tablets.values().forEach(id -> tombstone(tabletsById.remove(id)));
+    }
+  }
+
+  private void tombstone(SysTabletEntryPB t) {
+    if (t != null) {
+      deletedTablets.put(t.getTabletId(),
+          t.toBuilder().setState(SysTabletStatePB.SYS_TABLET_DELETED).build());
     }
   }
 
@@ -95,6 +111,7 @@ public final class CatalogState {
   private void deleteTablet(String tabletId) {
     SysTabletEntryPB old = tabletsById.remove(tabletId);
     if (old != null) {
+      tombstone(old);
       NavigableMap<ByteString, String> byStart = tabletsByTable.get(old.getTableId());
       if (byStart != null) {
         byStart.remove(old.getPartition().getPartitionKeyStart(), tabletId);
@@ -136,6 +153,16 @@ public final class CatalogState {
     return Collections.unmodifiableCollection(tabletsById.values());
   }
 
+  /** The tombstone of a dropped table (state TABLE_REMOVED), or null. */
+  public SysTableEntryPB removedTable(String id) {
+    return removedTables.get(id);
+  }
+
+  /** The tombstone of a dropped tablet (state SYS_TABLET_DELETED), or null. */
+  public SysTabletEntryPB deletedTablet(String id) {
+    return deletedTablets.get(id);
+  }
+
   /** A table's tablets keyed by partition key start, in partition key order. */
   public NavigableMap<ByteString, String> tabletIdsOf(String tableId) {
     NavigableMap<ByteString, String> m = tabletsByTable.get(tableId);
@@ -152,6 +179,8 @@ public final class CatalogState {
         .setClusterId(clusterId)
         .addAllTables(tablesById.values())
         .addAllTablets(tabletsById.values())
+        .addAllRemovedTables(removedTables.values())
+        .addAllDeletedTablets(deletedTablets.values())
         .setLastAppliedTerm(term)
         .setLastAppliedIndex(index)
         .build();
@@ -168,6 +197,8 @@ public final class CatalogState {
     s.clusterId = pb.getClusterId();
     pb.getTablesList().forEach(s::putTable);
     pb.getTabletsList().forEach(s::putTablet);
+    pb.getRemovedTablesList().forEach(t -> s.removedTables.put(t.getTableId(), t));
+    pb.getDeletedTabletsList().forEach(t -> s.deletedTablets.put(t.getTabletId(), t));
     return s;
   }
 }

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * Adopts a RUNNING tablet's Raft configuration into the catalog when its leader reports one that
  * differs from the catalog's replica list (a replacement committed, even if the master never saw
  * the answer to its ChangeConfig). Only the reported leader's view counts, and only when every
- * peer is a registered tserver; one catalog write per tablet at a time.
+ * peer is a registered tserver; one catalog write per tablet at a time. The configuration's
+ * committed index is recorded with it: a replica outside the list is deleted only with that
+ * index as compare-and-set (docs/data-safety.md, "Deletes").
  */
 final class ConfigReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReconciler.class);
@@ -44,7 +46,9 @@ final class ConfigReconciler {
     }
     Set<String> listed = new HashSet<>();
     tablet.getReplicasList().forEach(p -> listed.add(p.getUuid()));
-    if (listed.equals(new HashSet<>(r.getConfigPeerUuidsList()))) {
+    boolean samePeers = listed.equals(new HashSet<>(r.getConfigPeerUuidsList()));
+    // Same peers at a later index prove nothing new: keep the catalog write to real changes.
+    if (samePeers && (tablet.getConfigIndex() > 0 || r.getCommittedConfigIndex() <= 0)) {
       return;
     }
     List<RaftPeerPB> peers = new ArrayList<>();
@@ -61,7 +65,8 @@ final class ConfigReconciler {
     if (!writing.add(id)) {
       return;
     }
-    SysTabletEntryPB updated = tablet.toBuilder().clearReplicas().addAllReplicas(peers).build();
+    SysTabletEntryPB updated = tablet.toBuilder().clearReplicas().addAllReplicas(peers)
+        .setConfigIndex(r.getCommittedConfigIndex()).build();
     catalog.write(SysCatalogBatchPB.newBuilder()
             .addOps(SysCatalogOpPB.newBuilder().setPutTablet(updated)).build())
         .whenComplete((v, t) -> {
@@ -70,8 +75,8 @@ final class ConfigReconciler {
             LOG.info("could not record tablet {}'s configuration {}: {}", id,
                 r.getConfigPeerUuidsList(), t.getMessage());
           } else {
-            LOG.info("tablet {}: catalog now lists the reported configuration {} (was {})", id,
-                r.getConfigPeerUuidsList(), listed);
+            LOG.info("tablet {}: catalog now lists the reported configuration {} at index {} "
+                + "(was {})", id, r.getConfigPeerUuidsList(), r.getCommittedConfigIndex(), listed);
           }
         });
   }

@@ -15,9 +15,12 @@ import java.util.function.Consumer;
  * report of an equal or higher term, so the leader with the highest term wins.
  */
 public final class ReplicaReports {
-  /** One replica's last report. */
+  /**
+   * One replica's last report; {@code copying}: it is being rebuilt by tablet copy (a joiner in
+   * progress, see docs/data-safety.md).
+   */
   public record ReplicaState(TabletStatePB state, RaftRolePB role, long term,
-      int schemaVersion) {}
+      int schemaVersion, boolean copying) {}
 
   /** A tablet's leader as last reported. */
   public record Leader(String uuid, long term) {}
@@ -41,7 +44,7 @@ public final class ReplicaReports {
     String tabletId = r.getTabletId();
     replicas.computeIfAbsent(tabletId, k -> new ConcurrentHashMap<>())
         .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm(),
-            r.getSchemaVersion()));
+            r.getSchemaVersion(), r.getTabletCopyInProgress()));
     String leaderUuid = r.getRole() == RaftRolePB.LEADER ? tsUuid : r.getLeaderUuid();
     if (leaderUuid.isEmpty()) {
       return leaders.get(tabletId);
@@ -54,6 +57,16 @@ public final class ReplicaReports {
       leaderChanged.accept(tabletId);
     }
     return after;
+  }
+
+  /**
+   * Records the report of a replica that is not (yet) in the catalog's list, so a joiner's copy
+   * progress is visible; it never makes the reporter the tablet's leader.
+   */
+  public void updateOutsider(String tsUuid, ReportedTabletPB r) {
+    replicas.computeIfAbsent(r.getTabletId(), k -> new ConcurrentHashMap<>())
+        .put(tsUuid, new ReplicaState(r.getState(), r.getRole(), r.getTerm(),
+            r.getSchemaVersion(), r.getTabletCopyInProgress()));
   }
 
   /** The tserver no longer hosts the tablet. */

@@ -9,6 +9,7 @@ import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
 import io.nyala.common.proto.tserver.ChangeConfigTypePB;
+import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.ReplicaReports;
 import io.nyala.master.catalog.SysCatalog;
@@ -23,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -40,6 +42,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>At most one move per tablet is in flight ({@link #inFlight}); a failed move keeps its slot
  * until the retry interval has passed, so a flapping tablet is not hammered.
+ *
+ * <p>A joiner is never mistaken for a stray (docs/data-safety.md, "Re-replication"): the
+ * ChangeConfig carries its deadline ({@code timeout_ms}, long enough for a tablet copy) and the
+ * move stays in flight until the leader answers; a failed move stays while the joiner still
+ * reports its copy in progress. Only then is it cleaned up: the joiner is deleted positively,
+ * with the index of the committed configuration that excludes it, so a joiner whose
+ * configuration committed after all refuses the delete (compare-and-set on the tserver).
  */
 public final class ReReplicator {
   private static final Logger LOG = LoggerFactory.getLogger(ReReplicator.class);
@@ -56,6 +65,12 @@ public final class ReReplicator {
   private final LongSupplier nanoClock;
   private final long retryNanos;
   private final MetricRegistry.Counter replacements;
+  /** How long the leader may wait for a move's configuration to commit (sent as timeout_ms). */
+  private volatile long changeConfigTimeoutMs = 120_000;
+  /** Tablets whose failed move's joiner is being deleted: the retry waits for the answer. */
+  private final Set<String> cleaning = ConcurrentHashMap.newKeySet();
+  /** Sweeps run so far (for tests and pages). */
+  private final AtomicLong sweeps = new AtomicLong();
   /** tablet id → its move; written by the sweep and by RPC completions. */
   private final Map<String, Move> inFlight = new ConcurrentHashMap<>();
 
@@ -72,6 +87,14 @@ public final class ReReplicator {
         "Replicas on dead tablet servers replaced by a new replica elsewhere");
   }
 
+  /**
+   * Sets the deadline each ChangeConfig carries
+   * ({@code --rereplication_change_config_timeout_ms}).
+   */
+  public void setChangeConfigTimeoutMs(long ms) {
+    this.changeConfigTimeoutMs = ms;
+  }
+
   /** Whether {@code tsUuid} is joining the tablet (its reports must not get it deleted). */
   public boolean isJoining(String tabletId, String tsUuid) {
     Move m = inFlight.get(tabletId);
@@ -81,13 +104,23 @@ public final class ReReplicator {
   /** A new leadership starts without moves of the previous one. */
   public void reset() {
     inFlight.clear();
+    cleaning.clear();
   }
 
   /** One pass on the leader's background thread. */
   public void sweep() {
+    try {
+      sweepOnce();
+    } finally {
+      sweeps.incrementAndGet();
+    }
+  }
+
+  private void sweepOnce() {
     long now = nanoClock.getAsLong();
-    inFlight.values().removeIf(m -> now - m.startNanos() >= retryNanos
-        && (m.failed() || now - m.startNanos() >= 3 * retryNanos));
+    // A move whose ChangeConfig is unanswered stays: the call has its own deadline.
+    inFlight.values().removeIf(m -> m.failed() && now - m.startNanos() >= retryNanos
+        && cleanedUp(m));
     Set<String> live = tsManager.live().stream().map(TSDescriptor::uuid)
         .collect(Collectors.toSet());
     Set<String> dead = tsManager.all().stream().map(TSDescriptor::uuid)
@@ -155,6 +188,7 @@ public final class ReReplicator {
         .setType(ChangeConfigTypePB.REPLACE_PEER)
         .setNewPeer(newPeer)
         .setRemoveUuid(victim)
+        .setTimeoutMs(changeConfigTimeoutMs)
         .addAllExpectedPeerUuids(tablet.getReplicasList().stream().map(RaftPeerPB::getUuid)
             .toList())
         .build();
@@ -179,6 +213,9 @@ public final class ReReplicator {
       }
     }
     b.addReplicas(newPeer);
+    // The new configuration's index comes with the leader's next report (ConfigReconciler);
+    // until then the catalog proves no replica's exclusion (docs/data-safety.md).
+    b.setConfigIndex(0);
     return catalog.write(SysCatalogBatchPB.newBuilder()
         .addOps(SysCatalogOpPB.newBuilder().setPutTablet(b)).build());
   }
@@ -196,6 +233,49 @@ public final class ReReplicator {
         t.getMessage());
     inFlight.replace(move.tabletId(), move, new Move(move.tabletId(), move.dead(),
         move.joiner(), move.startNanos(), true));
+  }
+
+  /**
+   * Whether a failed move may give up its slot now: not while its joiner still copies; once
+   * the catalog's committed configuration excludes the joiner, the joiner is deleted with that
+   * index (one whose configuration committed refuses) and the slot goes when that is answered;
+   * a joiner the catalog lists succeeded after all.
+   */
+  private boolean cleanedUp(Move m) {
+    if (cleaning.contains(m.tabletId())) {
+      return false;
+    }
+    ReplicaReports.ReplicaState joiner = reports.replica(m.tabletId(), m.joiner());
+    if (joiner != null && joiner.copying()) {
+      return false;
+    }
+    SysTabletEntryPB t = catalog.read(s -> s.tablet(m.tabletId()));
+    TSDescriptor ts = tsManager.get(m.joiner());
+    if (t == null || ts == null || t.getConfigIndex() <= 0
+        || t.getReplicasList().stream().anyMatch(p -> p.getUuid().equals(m.joiner()))) {
+      return true;
+    }
+    // The retry (which may pick the same server) starts only once the delete was answered.
+    LOG.info("tablet {}: cleaning up the failed move's replica on {}", m.tabletId(), m.joiner());
+    cleaning.add(m.tabletId());
+    admin.deleteTablet(ts.rpcAddress(), DeleteTabletRequestPB.newBuilder()
+            .setTabletId(m.tabletId()).setCasConfigIndex(t.getConfigIndex())
+            .setReason("failed re-replication move; committed configuration at index "
+                + t.getConfigIndex() + " excludes it").build())
+        .whenComplete((v, err) -> {
+          if (err != null) {
+            LOG.info("tablet {}: failed move's replica on {} not deleted: {}", m.tabletId(),
+                m.joiner(), err.getMessage());
+          }
+          inFlight.remove(m.tabletId(), m);
+          cleaning.remove(m.tabletId());
+        });
+    return false;
+  }
+
+  /** Sweeps completed so far (for tests and pages). */
+  public long sweeps() {
+    return sweeps.get();
   }
 
   /** Moves in flight (for tests and pages). */

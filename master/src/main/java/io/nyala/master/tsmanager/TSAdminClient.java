@@ -17,38 +17,56 @@ import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.Channels;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The master's calls to a tserver's admin service. Every call is asynchronous with a deadline;
  * the future fails with the tserver's error (or the transport's) and never blocks the caller.
+ * Calls that change a tserver's state carry this cluster's id, so a tserver of another cluster
+ * refuses them (docs/data-safety.md, "Deletes").
  */
 public final class TSAdminClient {
+  /** Extra time given to a call beyond the wait it asks the tserver for (timeout_ms). */
+  private static final long DEADLINE_MARGIN_MS = 5_000;
+
   private final Channels channels;
   private final long deadlineMs;
+  /** This cluster's id, read at each call (empty until the catalog has one). */
+  private volatile Supplier<String> clusterId = () -> "";
 
   public TSAdminClient(Channels channels, long deadlineMs) {
     this.channels = channels;
     this.deadlineMs = deadlineMs;
   }
 
+  /** Where the calls read the cluster id they carry (the catalog's). */
+  public void setClusterId(Supplier<String> clusterId) {
+    this.clusterId = clusterId;
+  }
+
   public CompletableFuture<Void> createTablet(HostPort tserver, CreateTabletRequestPB req) {
     CompletableFuture<CreateTabletResponsePB> f = new CompletableFuture<>();
-    detached(() -> stub(tserver).createTablet(req, observer(f)));
+    CreateTabletRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
+    detached(() -> stub(tserver).createTablet(sent, observer(f)));
     return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
   }
 
-  public CompletableFuture<Void> deleteTablet(HostPort tserver, String tabletId, String reason) {
+  /**
+   * Deletes a replica; {@code req} says why positively (tablet_dropped, or cas_config_index:
+   * see docs/data-safety.md).
+   */
+  public CompletableFuture<Void> deleteTablet(HostPort tserver, DeleteTabletRequestPB req) {
     CompletableFuture<DeleteTabletResponsePB> f = new CompletableFuture<>();
-    DeleteTabletRequestPB req = DeleteTabletRequestPB.newBuilder()
-        .setTabletId(tabletId).setReason(reason).build();
-    detached(() -> stub(tserver).deleteTablet(req, observer(f)));
+    DeleteTabletRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
+    detached(() -> stub(tserver).deleteTablet(sent, observer(f)));
     return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
   }
 
   /** Replicates a schema change on the tablet's leader; completes with its schema version. */
   public CompletableFuture<Integer> alterSchema(HostPort tserver, AlterSchemaRequestPB req) {
     CompletableFuture<AlterSchemaResponsePB> f = new CompletableFuture<>();
-    detached(() -> stub(tserver).alterSchema(req, observer(f)));
+    AlterSchemaRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
+    detached(() -> stub(tserver).alterSchema(sent, observer(f)));
     return f.thenApply(r -> {
       check(r.hasError() ? r.getError() : null);
       return r.getSchemaVersion();
@@ -59,7 +77,10 @@ public final class TSAdminClient {
   public CompletableFuture<ChangeConfigResponsePB> changeConfig(HostPort tserver,
       ChangeConfigRequestPB req) {
     CompletableFuture<ChangeConfigResponsePB> f = new CompletableFuture<>();
-    detached(() -> stub(tserver).changeConfig(req, observer(f)));
+    ChangeConfigRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
+    // The call outlives the wait it asks for, so the answer (often a commit) is not lost.
+    long deadline = Math.max(deadlineMs, req.getTimeoutMs() + DEADLINE_MARGIN_MS);
+    detached(() -> stub(tserver, deadline).changeConfig(sent, observer(f)));
     return f.thenApply(r -> {
       check(r.hasError() ? r.getError() : null);
       return r;
@@ -75,8 +96,13 @@ public final class TSAdminClient {
   }
 
   private TabletServerAdminServiceGrpc.TabletServerAdminServiceStub stub(HostPort addr) {
+    return stub(addr, deadlineMs);
+  }
+
+  private TabletServerAdminServiceGrpc.TabletServerAdminServiceStub stub(HostPort addr,
+      long callDeadlineMs) {
     return TabletServerAdminServiceGrpc.newStub(channels.get(addr))
-        .withDeadlineAfter(deadlineMs, TimeUnit.MILLISECONDS);
+        .withDeadlineAfter(callDeadlineMs, TimeUnit.MILLISECONDS);
   }
 
   private static Void check(ErrorPB error) {

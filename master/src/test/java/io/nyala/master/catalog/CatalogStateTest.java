@@ -8,6 +8,9 @@ import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.common.proto.metadata.TableStatePB;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -74,5 +77,31 @@ class CatalogStateTest {
     assertThat(back.clusterId()).isEqualTo("c1");
     assertThat(back.tableByName("new")).isEqualTo(s.tableByName("new"));
     assertThat(back.tabletsOf("t")).containsExactlyElementsOf(s.tabletsOf("t"));
+  }
+
+  @Test
+  void droppedTablesAndTabletsStayAsTombstonesOutOfEveryListingAndInSnapshots() {
+    CatalogState s = new CatalogState();
+    s.apply(table("t", "a"));
+    s.apply(tablet("x", "t", 1));
+    s.apply(table("u", "b"));
+    s.apply(tablet("y", "u", 1));
+    s.apply(tablet("z", "u", 2));
+    s.apply(SysCatalogOpPB.newBuilder().setDeleteTableId("t").build());
+    s.apply(SysCatalogOpPB.newBuilder().setDeleteTabletId("z").build());
+    s.apply(table("t2", "a")); // the name is free again
+
+    CatalogState back = CatalogState.fromSnapshot(s.toSnapshot(1, 9));
+    for (CatalogState c : List.of(s, back)) {
+      assertThat(c.tables()).extracting(SysTableEntryPB::getTableId)
+          .containsExactlyInAnyOrder("u", "t2");
+      assertThat(c.tablets()).extracting(SysTabletEntryPB::getTabletId).containsExactly("y");
+      assertThat(c.tablet("x")).isNull();
+      assertThat(c.tableByName("a").getTableId()).isEqualTo("t2");
+      assertThat(c.removedTable("t").getState()).isEqualTo(TableStatePB.TABLE_REMOVED);
+      assertThat(c.deletedTablet("x").getState()).isEqualTo(SysTabletStatePB.SYS_TABLET_DELETED);
+      assertThat(c.deletedTablet("z").getTableId()).isEqualTo("u");
+      assertThat(c.deletedTablet("y")).isNull();
+    }
   }
 }

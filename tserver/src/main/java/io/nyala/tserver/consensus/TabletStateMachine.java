@@ -101,6 +101,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile TabletCopier copier;
   /** How long the store keeps old row versions (docs/data-safety.md, "Scans"). */
   private volatile HistoryRetention history = HistoryRetention.NONE;
+  /** A tablet copy into this replica runs (reported, so the master keeps a joiner's move). */
+  private volatile boolean copyInProgress;
   /** Copy images served from here and still open: snapshots are held back to the lowest. */
   private final ImagePins imagePins = new ImagePins();
   /** What {@link #getLatestSnapshot()} reports; written by open and the apply thread. */
@@ -456,6 +458,11 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
   }
 
+  /** Whether this replica is being rebuilt from the leader's image right now. */
+  public boolean copyInProgress() {
+    return copyInProgress;
+  }
+
   /** Copy images open on this replica (for tests and pages). */
   public int openCopyImages() {
     return imagePins.count();
@@ -482,7 +489,9 @@ public final class TabletStateMachine extends BaseStateMachine {
     }
     LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
         firstTermIndexInLog, leader);
-    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller());
+    copyInProgress = true;
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller())
+        .whenComplete((v, t) -> copyInProgress = false);
     if (!wholeLog) {
       return copied;
     }

@@ -67,6 +67,8 @@ public final class TabletCopyClient implements TabletCopier {
   private final MetricRegistry.Counter retries;
   private final MetricRegistry.Counter sessionRestarts;
   private final MetricRegistry.Counter bytesFetched;
+  /** Test fault: a pause before each copy session's fetches ({@link #setFaultFetchDelayMs}). */
+  private volatile long faultFetchDelayMs;
 
   public TabletCopyClient(Channels channels, String requestorUuid, ExecutorService executor,
       MetricRegistry metrics) {
@@ -87,6 +89,15 @@ public final class TabletCopyClient implements TabletCopier {
         "Tablet copies that began a new session because theirs was gone on the leader");
     this.bytesFetched = metrics.counter("tablet_copy_bytes_fetched_total",
         "Item bytes received by tablet copies (CRC-checked chunks)");
+  }
+
+  /**
+   * UNSAFE, for tests only ({@code --fault_tablet_copy_fetch_delay_ms}): each copy session
+   * waits this long after it begins and before it fetches, so a test can hold a copy in
+   * progress; the session on the leader stays open meanwhile.
+   */
+  public void setFaultFetchDelayMs(long ms) {
+    this.faultFetchDelayMs = ms;
   }
 
   @Override
@@ -114,6 +125,7 @@ public final class TabletCopyClient implements TabletCopier {
       boolean lost = false;
       try {
         into.begin(begin.getManifest().toByteArray(), begin.getLastIndex(), begin.getLastTerm());
+        faultDelay(tabletId);
         for (TabletCopyItemPB item : begin.getItemsList()) {
           fetchItem(leaderRpc, begin.getSessionId(), item, into);
         }
@@ -135,6 +147,21 @@ public final class TabletCopyClient implements TabletCopier {
       LOG.info("tablet {}: copied {} items from {} at index {} (session {} of this copy)",
           tabletId, begin.getItemsCount(), leaderRpc, begin.getLastIndex(), session);
       return TermIndex.valueOf(begin.getLastTerm(), begin.getLastIndex());
+    }
+  }
+
+  private void faultDelay(String tabletId) {
+    long ms = faultFetchDelayMs;
+    if (ms <= 0) {
+      return;
+    }
+    LOG.warn("tablet {}: UNSAFE test fault --fault_tablet_copy_fetch_delay_ms: copy waits {} ms",
+        tabletId, ms);
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.unavailable("tablet %s: copy interrupted", tabletId);
     }
   }
 

@@ -51,6 +51,8 @@ public final class Heartbeater implements AutoCloseable {
   private static final long QUIET_START_MS = 5_000;
   private long lastWarnMs;
   private volatile long heartbeatsSent;
+  /** Which masters may be obeyed (docs/data-safety.md); null = any (tests of this class). */
+  private volatile ClusterIdGuard clusterGuard;
 
   public Heartbeater(String serverName, List<HostPort> masters, Channels channels,
       long intervalMs, Supplier<ServerRegistrationPB> registration,
@@ -67,6 +69,11 @@ public final class Heartbeater implements AutoCloseable {
     thread = LogContext.threadFactory(serverName, "heartbeat").newThread(this::run);
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** Obeys only masters of the cluster {@code guard} accepts. Call before {@link #start}. */
+  public void setClusterGuard(ClusterIdGuard guard) {
+    this.clusterGuard = guard;
   }
 
   /** Sends the next heartbeat now rather than at the end of the interval. */
@@ -138,9 +145,11 @@ public final class Heartbeater implements AutoCloseable {
         }
       }
     }
+    ClusterIdGuard guard = clusterGuard;
     TSHeartbeatRequestPB req = TSHeartbeatRequestPB.newBuilder()
         .setRegistration(registration.get()).setTabletReport(report)
-        .setNumLiveTablets(current.size()).build();
+        .setNumLiveTablets(current.size())
+        .setClusterId(guard == null ? "" : guard.accepted()).build();
     TSHeartbeatResponsePB resp = sendToLeader(req);
     acknowledged = now;
     needFull = resp.getNeedsFullTabletReport();
@@ -161,6 +170,13 @@ public final class Heartbeater implements AutoCloseable {
         TSHeartbeatResponsePB resp = MasterServiceGrpc.newBlockingStub(channels.get(m))
             .withDeadlineAfter(Math.max(1000, intervalMs * 2), TimeUnit.MILLISECONDS)
             .tSHeartbeat(req);
+        ClusterIdGuard guard = clusterGuard;
+        if (guard != null && !resp.getClusterId().isEmpty()
+            && !guard.acceptMaster(resp.getClusterId(), m.toString())) {
+          last = NyalaException.illegalState("master %s belongs to cluster %s, not %s", m,
+              resp.getClusterId(), guard.accepted());
+          continue;
+        }
         if (NyalaException.isError(resp.getError())) {
           NyalaException e = NyalaException.fromPb(resp.getError());
           // Go to the hinted leader next, unless it was just tried (its view is then stale).
