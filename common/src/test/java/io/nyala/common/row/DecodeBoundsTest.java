@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class DecodeBoundsTest {
   /** Far more than a decode of a few bytes needs, far less than any huge count would take. */
-  private static final long ALLOCATION_BOUND = 1 << 20;
+  private static final long ALLOCATION_BOUND = 16 << 20;
 
   @Test
   void rowOperationsWithAHugeCountAreInvalidArgumentWithoutAllocating() {
