@@ -126,7 +126,8 @@ public abstract class ServerBase implements AutoCloseable {
   }
 
   protected void startRpc(List<BindableService> services) {
-    rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads, metrics);
+    rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads,
+        options.rpcServiceQueueLength, options.rpcMaxMessageSize, metrics);
     for (BindableService s : services) {
       rpcServer.addService(s);
     }

@@ -74,6 +74,17 @@ public class ServerOptions {
       description = "Threads serving RPCs.")
   public int rpcNumServiceThreads = 16;
 
+  @Option(names = "--rpc_service_queue_length", defaultValue = "1000",
+      description = "RPC calls admitted beyond the service threads (waiting for a thread or for "
+          + "an answer); a call beyond that is answered SERVICE_UNAVAILABLE and retried by the "
+          + "client. Default: ${DEFAULT-VALUE}.")
+  public int rpcServiceQueueLength = io.nyala.common.rpc.RpcServer.DEFAULT_QUEUE_LENGTH;
+
+  @Option(names = "--rpc_max_message_size", defaultValue = "67108864",
+      description = "Largest RPC request read (bytes); a bigger one is refused and the client "
+          + "gets INVALID_ARGUMENT. Default: ${DEFAULT-VALUE} (64 MiB).")
+  public int rpcMaxMessageSize = io.nyala.common.rpc.RpcServer.DEFAULT_MAX_MESSAGE_BYTES;
+
   @Option(names = "--raft_election_timeout_min_ms", defaultValue = "1000",
       description = "Minimum Raft election timeout (ms).")
   public long raftElectionTimeoutMinMs = 1000;
