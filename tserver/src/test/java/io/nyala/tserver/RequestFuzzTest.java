@@ -21,10 +21,9 @@ import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowBlock;
+import io.nyala.common.rpc.RawBytes;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.schema.Schema;
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -51,22 +50,6 @@ class RequestFuzzTest {
   private static final long HEAP_GROWTH_BOUND = 96L << 20;
   /** Short, so that scanners the run leaves open expire before it ends. */
   private static final long SCANNER_TTL_MS = 2000;
-  private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-  };
-
   @TempDir
   Path dir;
 
@@ -218,7 +201,7 @@ class RequestFuzzTest {
    * error processing RPC"), else the service answers.
    */
   private <Q extends MessageLite, A> void raw(MethodDescriptor<Q, A> method, Q valid) {
-    MethodDescriptor<byte[], byte[]> m = method.toBuilder(RAW, RAW).build();
+    MethodDescriptor<byte[], byte[]> m = RawBytes.of(method);
     Channel ch = fx.data(ts).getChannel();
     try {
       byte[] answer = ClientCalls.blockingUnaryCall(ch, m,

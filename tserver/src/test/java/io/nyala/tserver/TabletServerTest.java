@@ -240,6 +240,7 @@ class TabletServerTest {
   @Test
   void faultWithholdsTheFirstAnswerToACommittedWriteOnly() {
     opts.faultDropWriteResponseAfterCommit = true;
+    opts.unlockUnsafeFlags = true;
     restart();
     WriteRequestPB req = inserts(tablet, 0, 5, RowOpType.INSERT).toBuilder()
         .setClientId(TserverFixture.clientId()).setSeqNo(1).build();

@@ -58,6 +58,7 @@ public abstract class ServerBase implements AutoCloseable {
 
   protected ServerBase(String role, ServerOptions options, int defaultRpcPort,
       int defaultRaftPort, int defaultWebPort) {
+    options.checkUnsafeFlags();
     this.role = role;
     this.options = options;
     this.rpcBind = options.rpcBind(defaultRpcPort);

@@ -17,10 +17,6 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.metrics.MetricRegistry;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -38,26 +34,10 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(20)
 class RpcServerLimitsTest {
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
   private static final MethodDescriptor<byte[], byte[]> HOLD =
       MethodDescriptor.<byte[], byte[]>newBuilder().setType(MethodDescriptor.MethodType.UNARY)
-          .setFullMethodName("test.Hold/Hold").setRequestMarshaller(BYTES)
-          .setResponseMarshaller(BYTES).build();
+          .setFullMethodName("test.Hold/Hold").setRequestMarshaller(RawBytes.MARSHALLER)
+          .setResponseMarshaller(RawBytes.MARSHALLER).build();
 
   /** Calls the service holds unanswered, as an async Write waiting for Raft would. */
   private final ConcurrentLinkedQueue<StreamObserver<byte[]>> held = new ConcurrentLinkedQueue<>();
