@@ -38,6 +38,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RpcServer implements AutoCloseable {
   /** As Kudu's {@code --rpc_max_message_size} default, well above any Write or scan page. */
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 << 20;
+  /**
+   * Above Kudu's 50 because our Write and Scan handlers are asynchronous: a call waiting for
+   * Raft holds no thread, so pipelining clients keep many in flight without overloading us.
+   */
   public static final int DEFAULT_QUEUE_LENGTH = 1000;
   /** Set, in a call's context, to the calls in flight when it arrived over the limit. */
   private static final Context.Key<Integer> OVERLOADED = Context.key("nyala-rpc-overloaded");
