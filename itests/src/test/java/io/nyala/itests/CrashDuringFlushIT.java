@@ -58,6 +58,7 @@ class CrashDuringFlushIT {
             .numMasters(1).numTabletServers(3).tserverFlag("--heartbeat_interval_ms=300")
             .tserverFlag("--flush_threshold_mb=1").tserverFlag("--flush_threshold_secs=1")
             .tserverFlag("--maintenance_interval_ms=50").tserverFlag(VICTIM, CRASH_IN_FLUSH)
+            .tserverFlag(VICTIM, "--unlock_unsafe_flags")
             .build();
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
             .defaultOperationTimeoutMs(30_000).defaultRpcTimeoutMs(3_000).build()) {

@@ -44,6 +44,7 @@ class ExactlyOnceIT {
         .numTabletServers(3)
         .tserverFlag("--heartbeat_interval_ms=300")
         .tserverFlag("--fault_drop_write_response_after_commit")
+        .tserverFlag("--unlock_unsafe_flags")
         .build();
     probe = new TabletProbe(cluster);
     // The first attempt must still hang when the leader is killed, so the attempt timeout is

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +77,11 @@ final class ExternalProcess {
         out.println("[" + name + "] " + line);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      // Destroying the process closes its stream under the reader: that is the end of its
+      // output, not an error worth a stack trace on the operator's console.
+      if (!"Stream closed".equals(e.getMessage())) {
+        System.err.println(name + ": output no longer copied to " + logFile + ": " + e);
+      }
     }
   }
 

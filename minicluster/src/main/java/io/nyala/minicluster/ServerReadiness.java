@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 /** Waits for an external server process to answer RPCs, or reports why it died. */
 final class ServerReadiness {
   private static final long TIMEOUT_MS = 60_000;
+  /** What {@code ServerMain} prints before the reason a server could not start. */
+  private static final String FAILED_TO_START = " failed to start: ";
 
   private ServerReadiness() {}
 
@@ -27,8 +29,8 @@ final class ServerReadiness {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
       while (System.nanoTime() < deadline) {
         if (!p.isAlive()) {
-          throw NyalaException.illegalState("%s exited during start; last lines of %s:%n%s",
-              name, log, tail(log));
+          throw NyalaException.illegalState("%s exited during start: %s (log: %s)", name,
+              reason(log), log);
         }
         try {
           if (role == ServerRole.MASTER) {
@@ -59,12 +61,27 @@ final class ServerReadiness {
     }
   }
 
-  private static String tail(Path log) {
+  /**
+   * Why a server process ended during start, on one line: the reason its main printed
+   * ({@code ServerMain}'s "failed to start" line), else its last line of output.
+   */
+  static String reason(Path log) {
+    List<String> lines;
     try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+      lines = Files.readAllLines(log);
     } catch (IOException e) {
       return "(no log: " + e.getMessage() + ")";
     }
+    String last = "(no output)";
+    for (String line : lines) {
+      int at = line.indexOf(FAILED_TO_START);
+      if (at >= 0) {
+        return line.substring(at + FAILED_TO_START.length());
+      }
+      if (!line.isBlank()) {
+        last = line.strip();
+      }
+    }
+    return "no reason printed; last output: " + last;
   }
 }

@@ -86,6 +86,7 @@ final class ScanHandler {
     CompletableFuture<Long> pinned;
     if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT && n.getSnapIndex() > 0) {
       long snap = n.getSnapIndex();
+      checkSnapshotInLog(replica, server, snap);
       pinned = sm.whenApplied(snap)
           .orTimeout(SNAPSHOT_WAIT_MS, TimeUnit.MILLISECONDS)
           .exceptionally(t -> {
@@ -112,6 +113,18 @@ final class ScanHandler {
         throw e;
       }
     });
+  }
+
+  /**
+   * A snapshot index beyond the leader's log can only be a bad request (a snapshot a client got
+   * was committed, so it is in every leader's log): refused at once rather than waited for.
+   */
+  private static void checkSnapshotInLog(TabletReplica replica, RaftServer server, long snap) {
+    long last = replica.division(server).getRaftLog().getNextIndex() - 1;
+    if (snap > last) {
+      throw NyalaException.invalidArgument("tablet %s: snapshot index %d is beyond the last "
+          + "index in its log, %d", replica.tabletId(), snap, last);
+    }
   }
 
   private ScanResponsePB page(Scanner s, ScanRequestPB req) {

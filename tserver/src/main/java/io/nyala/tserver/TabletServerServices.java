@@ -63,8 +63,10 @@ final class TabletServerServices {
      * write without a copy after the one out of the transport's buffers.
      */
     BindableService withAliasedWrites() {
-      return () -> AliasingMarshaller.forRequests(bindService(),
-          TabletServerServiceGrpc.getWriteMethod(), WriteRequestPB.getDefaultInstance());
+      // Scans too: a request that does not parse is then INVALID_ARGUMENT, not gRPC's UNKNOWN.
+      return () -> AliasingMarshaller.forRequests(AliasingMarshaller.forRequests(bindService(),
+              TabletServerServiceGrpc.getWriteMethod(), WriteRequestPB.getDefaultInstance()),
+          TabletServerServiceGrpc.getScanMethod(), ScanRequestPB.getDefaultInstance());
     }
 
     @Override

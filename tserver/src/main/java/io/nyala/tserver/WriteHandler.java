@@ -4,6 +4,7 @@ import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.metrics.MetricRegistry;
@@ -79,7 +80,8 @@ final class WriteHandler {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     Schema writeSchema = replica.writeSchemas().resolve(req.getSchema(), replica.schema());
-    int rows = RowOperations.decode(writeSchema, req.getRowOperations()).size();
+    int rows = RowOperations.decode(writeSchema, req.getRowOperations(),
+        StatusCode.INVALID_ARGUMENT).size();
     ClientId clientId;
     long callId;
     if (req.getClientId().isEmpty()) {

@@ -42,11 +42,15 @@ public final class TransportException extends NyalaException {
       case DEADLINE_EXCEEDED -> StatusCode.TIMED_OUT;
       case CANCELLED -> StatusCode.ABORTED;
       case UNIMPLEMENTED -> StatusCode.NOT_SUPPORTED;
-      case INVALID_ARGUMENT -> StatusCode.INVALID_ARGUMENT;
+      // gRPC's answer to a message over the server's --rpc_max_message_size: the request is
+      // too big, and sending it again cannot help.
+      case INVALID_ARGUMENT, RESOURCE_EXHAUSTED -> StatusCode.INVALID_ARGUMENT;
       default -> StatusCode.RUNTIME_ERROR;
     };
     String what = switch (s.getCode()) {
       case UNAVAILABLE -> "server " + server + " is unreachable: " + desc;
+      case RESOURCE_EXHAUSTED -> "request to " + server + " is larger than the server accepts "
+          + "(--rpc_max_message_size): " + desc;
       case DEADLINE_EXCEEDED -> "call to " + server + " hit its deadline: " + desc;
       default -> "call to " + server + " failed with gRPC " + s.getCode() + ": " + desc;
     };

@@ -1,30 +1,77 @@
 package io.nyala.common.row;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import java.nio.charset.StandardCharsets;
 
-/** Reads what {@link ByteWriter} wrote; a short buffer is a CORRUPTION error, never an AIOOBE. */
+/**
+ * Reads what {@link ByteWriter} wrote; a short buffer is an error, never an AIOOBE. Every length
+ * and count read is checked against the bytes that remain before anything is allocated for it
+ * (see docs/data-safety.md, "Input"), so a damaged or hostile buffer costs at most its own size.
+ * The error's code says whose fault the bytes are: CORRUPTION (the default) for what was stored
+ * or sent by a peer, INVALID_ARGUMENT for a client's request.
+ */
 public final class ByteReader {
   private final byte[] buf;
   private int pos;
   private final int end;
   private final String what;
+  private final StatusCode onBad;
 
   public ByteReader(byte[] buf, String what) {
     this(buf, 0, buf.length, what);
   }
 
   public ByteReader(byte[] buf, int off, int len, String what) {
+    this(buf, off, len, what, StatusCode.CORRUPTION);
+  }
+
+  /** A reader whose malformed input fails with {@code onBad}. */
+  public ByteReader(byte[] buf, int off, int len, String what, StatusCode onBad) {
     this.buf = buf;
     this.pos = off;
     this.end = off + len;
     this.what = what;
+    this.onBad = onBad;
   }
 
   private void need(int n) {
-    if (n < 0 || pos + n > end) {
-      throw NyalaException.corruption(
-          "%s truncated: need %d bytes at offset %d, have %d", what, n, pos, end - pos);
+    // Compared as a difference: pos + n overflows for a length near Integer.MAX_VALUE.
+    if (n < 0 || n > end - pos) {
+      throw bad("%s truncated: need %d bytes at offset %d, have %d", what, n, pos, end - pos);
+    }
+  }
+
+  /** An error with this reader's code. */
+  public NyalaException bad(String fmt, Object... args) {
+    return new NyalaException(onBad, String.format(fmt, args));
+  }
+
+  /** The bytes left to read. */
+  public int remaining() {
+    return end - pos;
+  }
+
+  /**
+   * Reads a count of {@code thing}s, each taking at least {@code minBytesEach} bytes, and checks
+   * that the bytes left can hold them: the caller may then allocate for the count.
+   */
+  public int readCount(String thing, int minBytesEach) {
+    int at = pos;
+    int n = readInt();
+    checkCount(thing, n, minBytesEach, at);
+    return n;
+  }
+
+  /** Checks a count given elsewhere (e.g. a protobuf field) against the bytes left. */
+  public void checkCount(String thing, long n, int minBytesEach) {
+    checkCount(thing, n, minBytesEach, pos);
+  }
+
+  private void checkCount(String thing, long n, int minBytesEach, int at) {
+    if (n < 0 || n * Math.max(1, minBytesEach) > remaining()) {
+      throw bad("%s: %s count %d at offset %d needs at least %d bytes each, only %d remain",
+          what, thing, n, at, Math.max(1, minBytesEach), remaining());
     }
   }
 

@@ -57,12 +57,17 @@ public final class RowBlock {
         .build();
   }
 
-  /** Decodes a block into rows of the projection's width. */
+  /**
+   * Decodes a block into rows of the projection's width. A block that does not hold what it
+   * declares is CORRUPTION (it came from a server, not from this caller); the row count is
+   * checked against the bytes present before anything is allocated for it.
+   */
   public static List<Object[]> decode(Schema projection, RowBlockPB pb) {
     byte[] bytes = pb.getRows().toByteArray();
     ByteReader r = new ByteReader(bytes, "row block");
     int n = projection.columnCount();
     int bitmapBytes = (n + 7) / 8;
+    r.checkCount("row", pb.getNumRows(), bitmapBytes);
     List<Object[]> out = new ArrayList<>(pb.getNumRows());
     for (int row = 0; row < pb.getNumRows(); row++) {
       byte[] nullBm = r.readBytes(bitmapBytes);

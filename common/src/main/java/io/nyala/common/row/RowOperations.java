@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.StatusCode;
 import io.nyala.common.proto.RowOperationsPB;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
@@ -65,13 +66,23 @@ public final class RowOperations {
 
   /** Decodes a batch; malformed input is a CORRUPTION error naming the offset. */
   public static List<Op> decode(Schema schema, RowOperationsPB pb) {
+    return decode(schema, pb, StatusCode.CORRUPTION);
+  }
+
+  /**
+   * Decodes a batch; malformed input fails with {@code onBad} (INVALID_ARGUMENT for a client's
+   * request, CORRUPTION for a logged entry), naming the offset. The declared count is checked
+   * against the bytes present before anything is allocated for it.
+   */
+  public static List<Op> decode(Schema schema, RowOperationsPB pb, StatusCode onBad) {
     byte[] bytes = pb.getRows().toByteArray();
-    ByteReader r = new ByteReader(bytes, "row operations");
+    ByteReader r = new ByteReader(bytes, 0, bytes.length, "row operations", onBad);
     int n = schema.columnCount();
     int bitmapBytes = (n + 7) / 8;
-    List<Op> out = new ArrayList<>(Math.max(0, pb.getCount()));
+    r.checkCount("row operation", pb.getCount(), 1 + 2 * bitmapBytes);
+    List<Op> out = new ArrayList<>(pb.getCount());
     while (r.hasRemaining()) {
-      RowOpType type = RowOpType.fromCode(r.readByte());
+      RowOpType type = opType(r);
       byte[] setBm = r.readBytes(bitmapBytes);
       byte[] nullBm = r.readBytes(bitmapBytes);
       Object[] values = new Object[n];
@@ -87,9 +98,18 @@ public final class RowOperations {
       out.add(new Op(type, PartialRow.of(schema, values, set)));
     }
     if (pb.getCount() != out.size()) {
-      throw io.nyala.common.NyalaException.corruption(
-          "row operations say %d rows but hold %d", pb.getCount(), out.size());
+      throw r.bad("row operations say %d rows but hold %d", pb.getCount(), out.size());
     }
     return out;
+  }
+
+  private static RowOpType opType(ByteReader r) {
+    int at = r.position();
+    int code = r.readByte();
+    try {
+      return RowOpType.fromCode(code);
+    } catch (io.nyala.common.NyalaException e) {
+      throw r.bad("%s at offset %d", e.detail(), at);
+    }
   }
 }

@@ -6,7 +6,10 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import com.google.protobuf.UnsafeByteOperations;
+import com.google.protobuf.UnknownFieldSet;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.KnownLength;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
@@ -30,6 +33,8 @@ public final class AliasingMarshaller<T extends Message>
   private final MethodDescriptor.Marshaller<T> serializer;
   private final Parser<T> parser;
   private final T empty;
+  /** The highest field number: marks a request that did not parse (see {@link #parse}). */
+  private static final int PARSE_ERROR_FIELD = (1 << 29) - 1;
 
   @SuppressWarnings("unchecked")
   public AliasingMarshaller(T defaultInstance) {
@@ -43,14 +48,32 @@ public final class AliasingMarshaller<T extends Message>
     return serializer.stream(value);
   }
 
+  /**
+   * Parses a request; bytes that are no valid message give an empty one marked with the reason
+   * ({@link #parseError}), which the handler {@link #forRequests} installs refuses with
+   * INVALID_ARGUMENT. Throwing here instead, as gRPC's marshaller does, makes gRPC answer
+   * UNKNOWN and log a stack trace per damaged request: a log flood any client could cause.
+   */
   @Override
+  @SuppressWarnings("unchecked")
   public T parse(InputStream stream) {
     try {
       return parse(readAll(stream));
     } catch (IOException e) {
-      throw Status.INTERNAL.withDescription("Invalid protobuf byte sequence").withCause(e)
-          .asRuntimeException();
+      String reason = "not a valid " + empty.getDescriptorForType().getName() + ": "
+          + e.getMessage();
+      return (T) empty.toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+          .addField(PARSE_ERROR_FIELD, UnknownFieldSet.Field.newBuilder()
+              .addLengthDelimited(com.google.protobuf.ByteString.copyFromUtf8(reason)).build())
+          .build()).build();
     }
+  }
+
+  /** Why {@code request} could not be parsed, or null if it was. */
+  public static String parseError(Message request) {
+    UnknownFieldSet.Field f = request.getUnknownFields().getField(PARSE_ERROR_FIELD);
+    return f.getLengthDelimitedList().isEmpty() ? null
+        : f.getLengthDelimitedList().get(0).toStringUtf8();
   }
 
   /** Parses {@code request}, which the result's bytes fields alias: it must not change later. */
@@ -109,12 +132,39 @@ public final class AliasingMarshaller<T extends Message>
     ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(sd.build());
     for (ServerMethodDefinition<?, ?> m : def.getMethods()) {
       if (m.getMethodDescriptor().getFullMethodName().equals(method.getFullMethodName())) {
-        b.addMethod(aliased, handlerOf(m, method));
+        b.addMethod(aliased, refusingUnparsable(handlerOf(m, method)));
       } else {
         b.addMethod(m);
       }
     }
     return b.build();
+  }
+
+  /** {@code handler}, but a request that did not parse is answered INVALID_ARGUMENT. */
+  private static <Q extends Message, R> ServerCallHandler<Q, R> refusingUnparsable(
+      ServerCallHandler<Q, R> handler) {
+    return (call, headers) -> new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
+        handler.startCall(call, headers)) {
+      private boolean refused;
+
+      @Override
+      public void onMessage(Q message) {
+        String error = parseError(message);
+        if (error == null) {
+          super.onMessage(message);
+        } else if (!refused) {
+          refused = true;
+          call.close(Status.INVALID_ARGUMENT.withDescription(error), new Metadata());
+        }
+      }
+
+      @Override
+      public void onHalfClose() {
+        if (!refused) {
+          super.onHalfClose();
+        }
+      }
+    };
   }
 
   /** The handler of {@code m}, which serves {@code method}: the same types by construction. */

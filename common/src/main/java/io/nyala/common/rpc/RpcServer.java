@@ -1,6 +1,7 @@
 package io.nyala.common.rpc;
 
 import io.grpc.BindableService;
+import io.grpc.Context;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.Server;
@@ -8,6 +9,8 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerStreamTracer;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
@@ -19,27 +22,71 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A server's gRPC listener for Nyala's own services (Ratis runs its own). Calls run on a pool of
  * threads named after the server and are counted per method in the metrics.
+ *
+ * <p>What a burst of requests may cost is bounded (docs/data-safety.md, "Input"): at most
+ * {@code threads + queueLength} calls are in flight, counted from the moment the transport
+ * creates the stream (so calls still queued for a thread count) until it closes; a call beyond
+ * that is answered at once with gRPC UNAVAILABLE, which clients read as SERVICE_UNAVAILABLE and
+ * retry after a backoff. No message larger than {@code maxMessageBytes} is read; gRPC answers one
+ * with RESOURCE_EXHAUSTED, which clients read as INVALID_ARGUMENT (retrying cannot help).
  */
 public final class RpcServer implements AutoCloseable {
+  /** As Kudu's {@code --rpc_max_message_size} default, well above any Write or scan page. */
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 << 20;
+  /**
+   * Above Kudu's 50 because our Write and Scan handlers are asynchronous: a call waiting for
+   * Raft holds no thread, so pipelining clients keep many in flight without overloading us.
+   */
+  public static final int DEFAULT_QUEUE_LENGTH = 1000;
+  /** Set, in a call's context, to the calls in flight when it arrived over the limit. */
+  private static final Context.Key<Integer> OVERLOADED = Context.key("nyala-rpc-overloaded");
+
   private final String serverName;
   private final HostPort bind;
   private final MetricRegistry metrics;
   private final NettyServerBuilder builder;
   private final ExecutorService executor;
+  private final int maxInFlight;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final MetricRegistry.Counter rejected;
   private Server server;
 
   public RpcServer(String serverName, HostPort bind, int threads, MetricRegistry metrics) {
+    this(serverName, bind, threads, DEFAULT_QUEUE_LENGTH, DEFAULT_MAX_MESSAGE_BYTES, metrics);
+  }
+
+  /**
+   * @param queueLength calls admitted beyond {@code threads} (running or waiting for a thread)
+   * @param maxMessageBytes the largest request message read
+   */
+  public RpcServer(String serverName, HostPort bind, int threads, int queueLength,
+      int maxMessageBytes, MetricRegistry metrics) {
+    if (threads < 1 || queueLength < 0 || maxMessageBytes < 1) {
+      throw NyalaException.invalidArgument("%s: --rpc_num_service_threads (%d) must be >= 1, "
+          + "--rpc_service_queue_length (%d) >= 0 and --rpc_max_message_size (%d) >= 1",
+          serverName, threads, queueLength, maxMessageBytes);
+    }
     this.serverName = serverName;
     this.bind = bind;
     this.metrics = metrics;
+    this.maxInFlight = threads + queueLength;
+    this.rejected = metrics.counter("rpc_requests_rejected_total",
+        "RPC calls answered SERVICE_UNAVAILABLE because the server had too many in flight");
     this.executor = Executors.newFixedThreadPool(threads, LogContext.threadFactory(serverName, "rpc"));
     this.builder = NettyServerBuilder.forAddress(new InetSocketAddress(bind.host(), bind.port()))
         .executor(executor)
-        .maxInboundMessageSize(64 << 20);
+        .addStreamTracerFactory(new Admission())
+        .maxInboundMessageSize(maxMessageBytes);
+  }
+
+  /** Calls in flight now (admitted or being turned away). */
+  public int callsInFlight() {
+    return inFlight.get();
   }
 
   public RpcServer addService(BindableService service) {
@@ -89,13 +136,46 @@ public final class RpcServer implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  /** Counts calls and failures per method; tags the call's thread with the server name. */
+  /**
+   * Counts streams from creation to close on the transport thread, before any task of the call
+   * is queued on the executor, and marks those over the limit for {@link CountingInterceptor}.
+   */
+  private final class Admission extends ServerStreamTracer.Factory {
+    @Override
+    public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
+      int n = inFlight.incrementAndGet();
+      return new ServerStreamTracer() {
+        @Override
+        public Context filterContext(Context context) {
+          return n > maxInFlight ? context.withValue(OVERLOADED, n) : context;
+        }
+
+        @Override
+        public void streamClosed(Status status) {
+          inFlight.decrementAndGet();
+        }
+      };
+    }
+  }
+
+  /**
+   * Counts calls per method; turns away those {@link Admission} marked; tags the call's thread
+   * with the server name.
+   */
   private final class CountingInterceptor implements ServerInterceptor {
     @Override
     public <Q, A> ServerCall.Listener<Q> interceptCall(
         ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
       String method = call.getMethodDescriptor().getBareMethodName();
       requests(method).inc();
+      Integer seen = OVERLOADED.get();
+      if (seen != null) {
+        rejected.inc();
+        call.close(Status.UNAVAILABLE.withDescription(String.format("%s is overloaded: %d calls "
+            + "in flight, limit %d (--rpc_num_service_threads + --rpc_service_queue_length); "
+            + "retry later", serverName, seen, maxInFlight)), new Metadata());
+        return new ServerCall.Listener<>() {};
+      }
       return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
           next.startCall(call, headers)) {
         @Override

@@ -65,6 +65,7 @@ public abstract class ServerBase implements AutoCloseable {
 
   protected ServerBase(String role, ServerOptions options, int defaultRpcPort,
       int defaultRaftPort, int defaultWebPort) {
+    options.checkUnsafeFlags();
     this.role = role;
     this.options = options;
     this.rpcBind = options.rpcBind(defaultRpcPort);
@@ -143,7 +144,8 @@ public abstract class ServerBase implements AutoCloseable {
   }
 
   protected void startRpc(List<BindableService> services) {
-    rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads, metrics);
+    rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads,
+        options.rpcServiceQueueLength, options.rpcMaxMessageSize, metrics);
     for (BindableService s : services) {
       rpcServer.addService(s);
     }

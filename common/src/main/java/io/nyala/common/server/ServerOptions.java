@@ -74,6 +74,17 @@ public class ServerOptions {
       description = "Threads serving RPCs.")
   public int rpcNumServiceThreads = 16;
 
+  @Option(names = "--rpc_service_queue_length", defaultValue = "1000",
+      description = "RPC calls admitted beyond the service threads (waiting for a thread or for "
+          + "an answer); a call beyond that is answered SERVICE_UNAVAILABLE and retried by the "
+          + "client. Default: ${DEFAULT-VALUE}.")
+  public int rpcServiceQueueLength = io.nyala.common.rpc.RpcServer.DEFAULT_QUEUE_LENGTH;
+
+  @Option(names = "--rpc_max_message_size", defaultValue = "67108864",
+      description = "Largest RPC request read (bytes); a bigger one is refused and the client "
+          + "gets INVALID_ARGUMENT. Default: ${DEFAULT-VALUE} (64 MiB).")
+  public int rpcMaxMessageSize = io.nyala.common.rpc.RpcServer.DEFAULT_MAX_MESSAGE_BYTES;
+
   @Option(names = "--raft_election_timeout_min_ms", defaultValue = "1000",
       description = "Minimum Raft election timeout (ms).")
   public long raftElectionTimeoutMinMs = 1000;
@@ -82,9 +93,52 @@ public class ServerOptions {
       description = "Maximum Raft election timeout (ms).")
   public long raftElectionTimeoutMaxMs = 2000;
 
+  @Option(names = "--unlock_unsafe_flags", defaultValue = "false", arity = "0..1",
+      fallbackValue = "true",
+      description = "Allow the flags meant for tests only (--fault_*), which withhold answers or "
+          + "crash the server on purpose; without it a server given one refuses to start. Never "
+          + "in production. Default: ${DEFAULT-VALUE}.")
+  public boolean unlockUnsafeFlags;
+
   @Option(names = "--raft_property",
       description = "Unsafe, for experts: a raw Ratis property key=value (repeatable).")
   public Map<String, String> raftProperties = new LinkedHashMap<>();
+
+  /**
+   * Refuses a fault-injection flag ({@code --fault_*}, any role) set to other than its default
+   * without {@code --unlock_unsafe_flags}: a test flag copied into production would lose answers
+   * or crash the server on purpose.
+   *
+   * @throws NyalaException INVALID_ARGUMENT naming the first such flag
+   */
+  public void checkUnsafeFlags() {
+    if (unlockUnsafeFlags) {
+      return;
+    }
+    ServerOptions defaults;
+    try {
+      defaults = getClass().getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(getClass() + " needs a public no-argument constructor", e);
+    }
+    for (Class<?> c = getClass(); c != null; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        Option o = f.getAnnotation(Option.class);
+        if (o == null || !o.names()[0].startsWith("--fault_")) {
+          continue;
+        }
+        try {
+          if (!java.util.Objects.equals(f.get(this), f.get(defaults))) {
+            throw NyalaException.invalidArgument("%s is an unsafe flag, for tests only: a "
+                + "server refuses to start with it unless --unlock_unsafe_flags is also given",
+                o.names()[0]);
+          }
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException("flag field " + f + " must be public", e);
+        }
+      }
+    }
+  }
 
   /**
    * The cluster key file. There is no default: a per-server default would give each server its

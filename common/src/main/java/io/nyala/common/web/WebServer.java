@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class WebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WebServer.class);
+  private static final java.util.Random ERROR_IDS = new java.security.SecureRandom();
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -50,8 +51,12 @@ public final class WebServer implements AutoCloseable {
       try {
         html = body.get();
       } catch (RuntimeException e) {
-        LOG.warn("page {} failed", path, e);
-        send(ex, 500, "text/plain", "error: " + e + "\n");
+        // The exception's text may name files, keys or values: it goes to the log only, and
+        // the page gives the id that finds it there.
+        String id = String.format("%08x", ERROR_IDS.nextInt());
+        LOG.warn("page {} failed (error id {})", path, id, e);
+        send(ex, 500, "text/plain", "internal error rendering " + path + " (error id " + id
+            + "); the server's log has the details\n");
         return;
       }
       send(ex, 200, "text/html; charset=utf-8", "<!DOCTYPE html><html><head><title>"

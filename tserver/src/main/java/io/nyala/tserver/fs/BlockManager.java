@@ -77,6 +77,10 @@ public interface BlockManager extends AutoCloseable {
     void read(long offset, byte[] b, int off, int len);
 
     default byte[] readAll() {
+      if (size() > Integer.MAX_VALUE - 16) {
+        throw io.nyala.common.NyalaException.corruption(
+            "block %s: size %d is too large to read whole", id(), size());
+      }
       byte[] b = new byte[Math.toIntExact(size())];
       read(0, b, 0, b.length);
       return b;

@@ -101,14 +101,16 @@ public record Superblock(Schema schema, long durableIndex, long durableTerm, lon
     long term = r.readLong();
     long horizon = r.readLong();
     long live = r.readLong();
-    int n = r.readInt();
+    // Counts are checked against the bytes left before allocating: a copy manifest comes from
+    // a peer, and a damaged file must not cost more memory than its size.
+    int n = r.readCount("rowset", 8 + 4);
     List<RowSetEntry> rowsets = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       long id = r.readLong();
-      int layers = r.readInt();
+      int layers = r.readCount("layer", 4);
       List<List<BlockId>> ls = new ArrayList<>(layers);
       for (int j = 0; j < layers; j++) {
-        int nb = r.readInt();
+        int nb = r.readCount("block id", 8);
         List<BlockId> ids = new ArrayList<>(nb);
         for (int k = 0; k < nb; k++) {
           ids.add(new BlockId(r.readLong()));

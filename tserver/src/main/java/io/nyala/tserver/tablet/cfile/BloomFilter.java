@@ -75,7 +75,14 @@ public final class BloomFilter {
     int len = Checksums.check(framed, block, 0, "bloom filter");
     ByteReader r = new ByteReader(framed, 4, len, "bloom filter of block " + block);
     int probes = r.readInt();
-    long[] bits = new long[r.readInt()];
+    // Probes bound every lookup's loop; an empty bit array would divide by zero.
+    if (probes < 1 || probes > 64) {
+      throw r.bad("bad probe count %d", probes);
+    }
+    long[] bits = new long[r.readCount("bloom filter word", 8)];
+    if (bits.length == 0) {
+      throw r.bad("no bits");
+    }
     for (int i = 0; i < bits.length; i++) {
       bits[i] = r.readLong();
     }

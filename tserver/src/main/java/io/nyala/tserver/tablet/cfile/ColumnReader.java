@@ -1,5 +1,6 @@
 package io.nyala.tserver.tablet.cfile;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Type;
 import io.nyala.tserver.fs.BlockManager.ReadableBlock;
 
@@ -16,6 +17,11 @@ public final class ColumnReader {
 
   public ColumnReader(ReadableBlock block, PageDirectory dir, Type type, boolean nullable,
       String column) {
+    // Page lengths come from the directory: it must describe this block, not a bigger one.
+    if (dir.blockSize() != block.size()) {
+      throw NyalaException.corruption("block %s: column '%s' page directory is for %d bytes, "
+          + "the block has %d", block.id(), column, dir.blockSize(), block.size());
+    }
     this.block = block;
     this.dir = dir;
     this.type = type;

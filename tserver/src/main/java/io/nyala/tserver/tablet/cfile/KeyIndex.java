@@ -91,12 +91,17 @@ public final class KeyIndex {
   public static KeyIndex decode(byte[] framed, String block) {
     int len = Checksums.check(framed, block, 0, "key index");
     ByteReader r = new ByteReader(framed, 4, len, "key index of block " + block);
-    int n = r.readInt();
+    int n = r.readCount("key", 4 + 4);
     byte[][] keys = new byte[n][];
     int[] first = new int[n + 1];
     for (int i = 0; i < n; i++) {
       keys[i] = r.readLengthPrefixed();
-      first[i + 1] = first[i] + r.readInt();
+      int versions = r.readInt();
+      // Every key has a version; a bad count would later size an array from it.
+      if (versions < 1 || (long) first[i] + versions > Integer.MAX_VALUE) {
+        throw r.bad("key %d has a bad version count %d", i, versions);
+      }
+      first[i + 1] = first[i] + versions;
     }
     return new KeyIndex(keys, first);
   }

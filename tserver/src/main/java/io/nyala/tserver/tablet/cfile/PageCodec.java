@@ -37,7 +37,15 @@ final class PageCodec {
   static Object[] decode(Type type, boolean nullable, byte[] buf, int off, int len, String what) {
     ByteReader r = new ByteReader(buf, off, len, what);
     int count = r.readInt();
-    byte[] bitmap = nullable ? r.readBytes((count + 7) / 8) : null;
+    // The count sizes the page's array: the bytes present must be able to hold that many.
+    if (count < 0 || (nullable && (count + 7L) / 8 > r.remaining())) {
+      throw r.bad("%s: value count %d does not fit the %d bytes left", what, count,
+          r.remaining());
+    }
+    byte[] bitmap = nullable ? r.readBytes((int) ((count + 7L) / 8)) : null;
+    if (!nullable) {
+      r.checkCount("value", count, type.fixedSize() > 0 ? type.fixedSize() : 4);
+    }
     Object[] out = new Object[count];
     for (int i = 0; i < count; i++) {
       if (bitmap != null && (bitmap[i >>> 3] & (1 << (i & 7))) != 0) {

@@ -9,6 +9,8 @@ import java.util.Arrays;
  * offset; {@code blockSize} closes the last page. Kept in the rowset's meta block.
  */
 public record PageDirectory(int[] firstOrdinals, long[] offsets, long blockSize) {
+  /** No page is longer: a page is a buffer read whole. */
+  static final long MAX_PAGE_BYTES = Integer.MAX_VALUE - 16;
 
   /** The page holding {@code ordinal}. */
   public int pageOf(int ordinal) {
@@ -35,13 +37,23 @@ public record PageDirectory(int[] firstOrdinals, long[] offsets, long blockSize)
   }
 
   public static PageDirectory readFrom(ByteReader r) {
-    int n = r.readInt();
+    int n = r.readCount("page", 4 + 8);
     long size = r.readLong();
     int[] first = new int[n];
     long[] offs = new long[n];
     for (int i = 0; i < n; i++) {
       first[i] = r.readInt();
       offs[i] = r.readLong();
+      // A page's length sizes the buffer it is read into: pages must lie in order in the block.
+      long prev = i == 0 ? 0 : offs[i - 1];
+      if (offs[i] < prev || offs[i] > size || (i > 0 && first[i] <= first[i - 1])
+          || offs[i] - prev > MAX_PAGE_BYTES) {
+        throw r.bad("page %d at offset %d (first row %d) is out of order in a block of %d bytes",
+            i, offs[i], first[i], size);
+      }
+    }
+    if (n > 0 && size - offs[n - 1] > MAX_PAGE_BYTES) {
+      throw r.bad("last page at offset %d of a block of %d bytes is too long", offs[n - 1], size);
     }
     return new PageDirectory(first, offs, size);
   }

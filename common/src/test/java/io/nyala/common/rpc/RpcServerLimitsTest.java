@@ -1,0 +1,118 @@
+package io.nyala.common.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.BindableService;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.HostPort;
+import io.nyala.common.metrics.MetricRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What a burst of requests may cost a server is bounded (docs/data-safety.md, "Input"): calls
+ * beyond threads + queue length are answered UNAVAILABLE at once instead of queued, and the
+ * server serves again as soon as calls finish; a message over the size limit is refused.
+ */
+@Timeout(20)
+class RpcServerLimitsTest {
+  private static final MethodDescriptor<byte[], byte[]> HOLD =
+      MethodDescriptor.<byte[], byte[]>newBuilder().setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName("test.Hold/Hold").setRequestMarshaller(RawBytes.MARSHALLER)
+          .setResponseMarshaller(RawBytes.MARSHALLER).build();
+
+  /** Calls the service holds unanswered, as an async Write waiting for Raft would. */
+  private final ConcurrentLinkedQueue<StreamObserver<byte[]>> held = new ConcurrentLinkedQueue<>();
+  private RpcServer server;
+  private ManagedChannel channel;
+
+  private void start(int threads, int queueLength, int maxMessageBytes) {
+    BindableService service = () -> ServerServiceDefinition.builder("test.Hold")
+        .addMethod(HOLD, ServerCalls.asyncUnaryCall((req, out) -> held.add(out))).build();
+    server = new RpcServer("ts-test", new HostPort("127.0.0.1", 0), threads, queueLength,
+        maxMessageBytes, new MetricRegistry("ts-test"));
+    server.addService(service).start();
+    HostPort a = server.boundAddress();
+    channel = NettyChannelBuilder.forAddress(a.host(), a.port()).usePlaintext().build();
+  }
+
+  private Future<byte[]> call(byte[] request) {
+    return ClientCalls.futureUnaryCall(channel.newCall(HOLD,
+        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), request);
+  }
+
+  private void answerAll() {
+    for (StreamObserver<byte[]> o; (o = held.poll()) != null; ) {
+      o.onNext(new byte[] {1});
+      o.onCompleted();
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    answerAll();
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void callsBeyondThreadsAndQueueAreServiceUnavailableNotQueued() throws Exception {
+    start(1, 2, 1 << 20);
+    List<Future<byte[]>> admitted = List.of(call(new byte[8]), call(new byte[8]),
+        call(new byte[8]));
+    await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 3);
+
+    Future<byte[]> over = call(new byte[8]);
+    assertThatThrownBy(() -> over.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+          assertThat(e.getStatus().getDescription()).contains("ts-test is overloaded")
+              .contains("limit 3").contains("--rpc_service_queue_length");
+        });
+
+    answerAll();
+    for (Future<byte[]> f : admitted) {
+      assertThat(f.get(10, TimeUnit.SECONDS)).containsExactly(1);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.callsInFlight() == 0);
+    Future<byte[]> again = call(new byte[8]);
+    await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+    answerAll();
+    assertThat(again.get(10, TimeUnit.SECONDS)).containsExactly(1);
+  }
+
+  @Test
+  void aMessageOverTheSizeLimitIsRefusedUnread() {
+    start(2, 10, 1024);
+    assertThatThrownBy(() -> call(new byte[4096]).get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+          assertThat(e.getStatus().getDescription()).contains("1024").contains("4096");
+        });
+    assertThat(held).isEmpty();
+  }
+}

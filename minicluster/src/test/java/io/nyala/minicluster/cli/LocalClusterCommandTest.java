@@ -1,0 +1,42 @@
+package io.nyala.minicluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code nyala local-cluster --processes} with a bad server flag fails with one line naming the
+ * server and the flag's value, not a log tail full of stack traces.
+ */
+@Timeout(120)
+class LocalClusterCommandTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aBadBindFlagInProcessesModeIsOneLine() {
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CliRun run;
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      run = CliRun.nyala("local-cluster", "--processes", "--masters=1", "--tservers=1",
+          "--data-dir=" + dir, "--tserver-flag=--rpc_bind_addresses=127.0.0.1:notaport");
+    } finally {
+      System.setErr(oldErr);
+    }
+    assertThat(run.status()).isNotZero();
+    List<String> lines = err.toString(StandardCharsets.UTF_8).lines()
+        .filter(l -> l.startsWith("error: ")).toList();
+    assertThat(lines).singleElement().satisfies(l -> assertThat(l)
+        .contains("exited during start").contains("127.0.0.1:notaport"));
+    assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("\tat ");
+  }
+}
