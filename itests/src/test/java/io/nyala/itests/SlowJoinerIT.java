@@ -36,6 +36,7 @@ class SlowJoinerIT {
             .masterFlag("--heartbeat_interval_ms=200")
             .masterFlag("--rereplication_retry_ms=2000")
             .tserverFlag("--heartbeat_interval_ms=200")
+            .tserverFlag("--unlock_unsafe_flags")
             .tserverFlag("--fault_tablet_copy_fetch_delay_ms=15000").build();
         TabletProbe probe = new TabletProbe(cluster);
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
