@@ -79,6 +79,12 @@ public final class TabletStateMachine extends BaseStateMachine {
 
     /** The division {@code member} closed this state machine; its Raft log closes next. */
     default void closed(String tabletId, RaftGroupMemberId member) {}
+
+    /**
+     * The replica's data is damaged ({@code why} names tablet, file and cause): the owner marks
+     * it FAILED and stops its group. Called on any thread, possibly Ratis's: must not block.
+     */
+    default void failed(String tabletId, NyalaException why) {}
   }
 
   private final String tabletId;
@@ -106,6 +112,8 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
   /** Write schemas already checked against the store's schema, for apply. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
+  /** Why the store could not be opened (the replica is FAILED), or null. */
+  private volatile NyalaException openFailure;
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
       LogPayloads payloads, BlockManager blocks, Path superblockFile) {
@@ -133,7 +141,11 @@ public final class TabletStateMachine extends BaseStateMachine {
     super.initialize(server, gid, raftStorage);
     this.raftServer = server;
     storage.init(raftStorage);
-    openStore();
+    if (!openStoreOrFail()) {
+      // Ratis must still start (one damaged tablet never stops the server); the owner removes
+      // this group once Ratis runs, keeping its files for the operator.
+      return;
+    }
     initialized = true;
     markRunning();
   }
@@ -145,17 +157,47 @@ public final class TabletStateMachine extends BaseStateMachine {
   @Override
   public void reinitialize() throws IOException {
     BlockTabletStore old = store;
-    openStore();
+    if (!openStoreOrFail()) {
+      return;
+    }
     if (old != null) {
       old.retire(new HashSet<>(store.durableState().allBlocks()));
     }
     markRunning();
   }
 
+  /**
+   * Opens the store, or reports the replica FAILED when its superblock or blocks are damaged
+   * (docs/data-safety.md, "Damage is contained"); returns whether it opened.
+   */
+  private boolean openStoreOrFail() {
+    try {
+      openStore();
+      return true;
+    } catch (RuntimeException e) {
+      NyalaException ne = NyalaException.from(e);
+      NyalaException why = new NyalaException(ne.code(), String.format(
+          "tablet %s: cannot open its data (superblock %s): %s", tabletId, superblockFile,
+          ne.detail()), e);
+      LOG.error("{}; the replica is FAILED, the server keeps serving its other tablets",
+          why.detail());
+      store = null;
+      openFailure = why;
+      listener.failed(tabletId, why);
+      return false;
+    }
+  }
+
+  /** Why this replica's store could not be opened, or null. */
+  public NyalaException openFailure() {
+    return openFailure;
+  }
+
   /** Opens the store at its superblock's state; Ratis replays the log after that index. */
   private void openStore() {
     BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile);
     s.onFlushed(this::requestSnapshot);
+    s.onDamaged(why -> listener.failed(tabletId, why));
     store = s;
     if (s.durableIndex() > 0) {
       lastSnapshot = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
@@ -264,6 +306,12 @@ public final class TabletStateMachine extends BaseStateMachine {
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
+    NyalaException failed = openFailure;
+    if (failed != null) {
+      // Until the owner removes this group: nothing is applied, and nothing logged per entry.
+      updateLastAppliedTermIndex(entry.getTerm(), index);
+      return CompletableFuture.failedFuture(failed);
+    }
     try {
       // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
       TabletOpPB op = AliasingMarshaller.parseAliased(TabletOpPB.parser(),

@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class BlockTabletStore implements TabletStore {
   final String tabletId;
   final Env env;
-  final BlockManager blocks;
+  /** The server's block manager as this tablet sees it: damage fails the replica. */
+  final TabletBlocks blocks;
   final Path superblockFile;
   /** Serialises writers (apply, alter, GC, structure swaps) and pin bookkeeping. */
   final Object lock = new Object();
@@ -60,7 +61,7 @@ public final class BlockTabletStore implements TabletStore {
   final StoreMaintenance maintenance;
   private volatile Runnable flushListener = () -> {};
 
-  private BlockTabletStore(String tabletId, Env env, BlockManager blocks, Path superblockFile,
+  private BlockTabletStore(String tabletId, Env env, TabletBlocks blocks, Path superblockFile,
       Superblock sb, List<RowSet> loaded) {
     this.tabletId = tabletId;
     this.env = env;
@@ -94,7 +95,8 @@ public final class BlockTabletStore implements TabletStore {
    * it has none yet (a new tablet). Holds exactly the state at the superblock's durable index.
    */
   public static BlockTabletStore open(String tabletId, Schema initialSchema, Env env,
-      BlockManager blocks, Path superblockFile) {
+      BlockManager serverBlocks, Path superblockFile) {
+    TabletBlocks blocks = new TabletBlocks(tabletId, serverBlocks, superblockFile);
     if (!env.exists(superblockFile)) {
       Superblock empty = new Superblock(initialSchema, 0, 0, 0, 0, List.of());
       return new BlockTabletStore(tabletId, env, blocks, superblockFile, empty, List.of());
@@ -443,6 +445,14 @@ public final class BlockTabletStore implements TabletStore {
   @Override
   public void onFlushed(Runnable r) {
     this.flushListener = r;
+  }
+
+  /**
+   * Tells {@code hook} when a read finds one of this tablet's blocks missing or unreadable (the
+   * read itself fails with CORRUPTION); see {@link TabletBlocks}.
+   */
+  public void onDamaged(java.util.function.Consumer<NyalaException> hook) {
+    blocks.onDamaged(hook);
   }
 
   @Override
