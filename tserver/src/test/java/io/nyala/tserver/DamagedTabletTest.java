@@ -168,6 +168,33 @@ class DamagedTabletTest {
     assertThat(ts.isClosed()).isFalse();
   }
 
+  /**
+   * A corrupt committed record in a log block container: the server starts, the tablet whose
+   * blocks are in that container is FAILED naming the block and the container's file.
+   */
+  @Test
+  void aCorruptLogContainerFailsTheTabletsUsingItAndTheServerStarts() throws IOException {
+    opts = TserverFixture.options(dir, TserverFixture.freePort());
+    ts = TserverFixture.start(opts);
+    fx.createTablet(damaged, List.of(ts));
+    fx.createTablet(healthy, List.of(ts));
+    TserverFixture.awaitLeader(damaged, List.of(ts));
+    TserverFixture.awaitLeader(healthy, List.of(ts));
+    assertThat(fx.write(ts, inserts(damaged, 0, 50, RowOpType.INSERT)).hasError()).isFalse();
+    assertThat(fx.write(ts, inserts(healthy, 0, 50, RowOpType.INSERT)).hasError()).isFalse();
+    assertThat(ts.snapshotTablet(damaged)).isPositive(); // the healthy tablet keeps its rows in its log
+    ts.close();
+    Path meta;
+    try (Stream<Path> s = Files.list(dir.resolve("blocks"))) {
+      meta = s.filter(p -> p.toString().endsWith(".metadata")).findFirst().orElseThrow();
+    }
+    byte[] b = Files.readAllBytes(meta);
+    b[16 + 45 + 10] ^= 1; // the payload of the second CREATE record
+    Files.write(meta, b);
+    ts = TserverFixture.start(opts);
+    assertOnlyDamagedFailed(meta.toString(), "offset 61");
+  }
+
   private Path blockFile(BlockId id) throws IOException {
     try (Stream<Path> s = Files.walk(dir.resolve("blocks"))) {
       return s.filter(p -> p.getFileName().toString().equalsIgnoreCase(
