@@ -447,6 +447,11 @@ public final class TabletManager {
       env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
       r.metadataPersisted(deleting);
     }
+    TabletStateMachine copying = r.stateMachineOrNull();
+    if (copying != null) {
+      // Before the store is destroyed: a copy finishing later would install a superblock.
+      copying.cancelCopies("tablet " + tabletId + " is being deleted here");
+    }
     DeleteTimings.Step mark = clock.lap();
     try {
       removeGroup(r.groupId());

@@ -22,7 +22,6 @@ import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.TabletImage;
-import io.nyala.tserver.tablet.TabletImageInstaller;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -114,6 +113,11 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
   /** Why the store could not be opened (the replica is FAILED), or null. */
   private volatile NyalaException openFailure;
+  /** Copies into this replica in progress; cancelled when it is deleted or closed. */
+  private final java.util.Set<BlockImageInstaller> copies =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Why copies into this replica are refused from now on, or null. */
+  private volatile String copiesCancelled;
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
       LogPayloads payloads, BlockManager blocks, Path superblockFile) {
@@ -429,8 +433,21 @@ public final class TabletStateMachine extends BaseStateMachine {
     listener.leaderChanged(tabletId);
   }
 
+  /**
+   * The replica is being deleted here: copies in progress stop (their received blocks are
+   * deleted, no superblock is installed afterwards) and no new copy starts. Waits for a copy
+   * step in progress (at most one block append or one superblock write).
+   */
+  public void cancelCopies(String why) {
+    copiesCancelled = why;
+    for (BlockImageInstaller c : List.copyOf(copies)) {
+      c.cancel(why);
+    }
+  }
+
   @Override
   public void close() throws IOException {
+    cancelCopies("tablet " + tabletId + " closed here");
     super.close();
     BlockTabletStore s = store;
     if (s != null) {
@@ -519,9 +536,20 @@ public final class TabletStateMachine extends BaseStateMachine {
       return CompletableFuture.failedFuture(NyalaException.unavailable("tablet %s: cannot copy "
           + "from the leader (%s)", tabletId, c == null ? "no copier" : "leader address unknown"));
     }
+    String cancelled = copiesCancelled;
+    if (cancelled != null) {
+      return CompletableFuture.failedFuture(new NyalaException(StatusCode.ABORTED,
+          "tablet " + tabletId + ": no copy: " + cancelled));
+    }
     LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
         firstTermIndexInLog, leader);
-    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller());
+    BlockImageInstaller into = newImageInstaller();
+    copies.add(into);
+    if (copiesCancelled != null) {
+      into.cancel(copiesCancelled); // a cancel raced with this registration
+    }
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, into)
+        .whenComplete((ti, t) -> copies.remove(into));
     if (!wholeLog) {
       return copied;
     }
@@ -546,7 +574,7 @@ public final class TabletStateMachine extends BaseStateMachine {
    * superblock, which {@link #reinitialize()} loads. Before the superblock is replaced the
    * current store stops flushing (a flush would overwrite it).
    */
-  private TabletImageInstaller newImageInstaller() {
+  private BlockImageInstaller newImageInstaller() {
     return new BlockImageInstaller(env, blocks, superblockFile, () -> {
       BlockTabletStore s = store;
       if (s != null) {
