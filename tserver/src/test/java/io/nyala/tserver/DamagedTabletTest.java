@@ -186,13 +186,14 @@ class DamagedTabletTest {
     ts.close();
     Path meta;
     try (Stream<Path> s = Files.list(dir.resolve("blocks"))) {
-      meta = s.filter(p -> p.toString().endsWith(".metadata")).findFirst().orElseThrow();
+      meta = s.filter(p -> p.toString().endsWith(".metadata"))
+          .max(java.util.Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
     }
     byte[] b = Files.readAllBytes(meta);
-    b[16 + 45 + 10] ^= 1; // the payload of the second CREATE record
+    b[16 + 10] ^= 1; // the payload of the first CREATE record (the header is 16 bytes)
     Files.write(meta, b);
     ts = TserverFixture.start(opts);
-    assertOnlyDamagedFailed(meta.toString(), "offset 61");
+    assertOnlyDamagedFailed(meta.toString(), "offset 16");
   }
 
   private Path blockFile(BlockId id) throws IOException {
