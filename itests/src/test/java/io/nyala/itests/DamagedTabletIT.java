@@ -68,7 +68,10 @@ class DamagedTabletIT {
       }
       String victimUuid = cluster.tabletServer(victim).uuid();
       for (String t : tablets) {
-        assertThat(cluster.tabletServerObject(victim).snapshotTablet(t)).isPositive();
+        // A follower may not have applied the rows yet: flush once it has some.
+        int ts = victim;
+        await("a superblock of " + t).atMost(Duration.ofSeconds(20))
+            .until(() -> cluster.tabletServerObject(ts).snapshotTablet(t) > 0);
       }
       cluster.stopTabletServer(victim);
       Path superblock = cluster.dataRoot().resolve(cluster.tabletServer(victim).name())
