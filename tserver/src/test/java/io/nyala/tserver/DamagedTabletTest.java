@@ -120,6 +120,12 @@ class DamagedTabletTest {
     Files.write(superblock(damaged), b);
     ts = TserverFixture.start(opts);
     assertOnlyDamagedFailed(superblock(damaged).toString(), "CRC");
+    // Its group left Ratis (it neither votes nor leads) but its Raft log is kept.
+    await().atMost(Duration.ofSeconds(10)).until(
+        () -> java.util.stream.StreamSupport.stream(ts.raftServer().getGroupIds().spliterator(),
+            false).noneMatch(RaftIds.groupId(damaged)::equals));
+    assertThat(dir.resolve("raft").resolve(RaftIds.groupId(damaged).getUuid().toString()))
+        .isDirectoryContaining(p -> true);
     // Nothing of the damaged replica was deleted as an orphan: its blocks are still there.
     assertThat(ts.blockManager().blockIds()).hasSizeGreaterThanOrEqualTo(blocks);
     deleteDamagedLeavesNothing();

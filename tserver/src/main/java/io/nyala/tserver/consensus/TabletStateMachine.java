@@ -30,9 +30,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
@@ -114,8 +116,7 @@ public final class TabletStateMachine extends BaseStateMachine {
   /** Why the store could not be opened (the replica is FAILED), or null. */
   private volatile NyalaException openFailure;
   /** Copies into this replica in progress; cancelled when it is deleted or closed. */
-  private final java.util.Set<BlockImageInstaller> copies =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<BlockImageInstaller> copies = ConcurrentHashMap.newKeySet();
   /** Why copies into this replica are refused from now on, or null. */
   private volatile String copiesCancelled;
 

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The block-based tablet store (DESIGN §7): rowsets of layers (see {@code tablet.rowset}); new
@@ -451,7 +452,7 @@ public final class BlockTabletStore implements TabletStore {
    * Tells {@code hook} when a read finds one of this tablet's blocks missing or unreadable (the
    * read itself fails with CORRUPTION); see {@link TabletBlocks}.
    */
-  public void onDamaged(java.util.function.Consumer<NyalaException> hook) {
+  public void onDamaged(Consumer<NyalaException> hook) {
     blocks.onDamaged(hook);
   }
 
