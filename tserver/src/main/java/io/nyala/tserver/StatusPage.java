@@ -26,10 +26,11 @@ final class StatusPage {
       ListTabletsResponsePB.StatusPB s = r.status(ts.raftServer());
       rows.add(List.of(s.getTabletId(), s.getTableName(), partition(s.getPartition()),
           s.getState(), s.getRole().name(), s.getLeaderUuid(),
-          Long.toString(s.getLastAppliedIndex()), Long.toString(s.getEstimatedRows())));
+          Long.toString(s.getLastAppliedIndex()), Long.toString(s.getEstimatedRows()),
+          s.getError()));
     }
     sb.append(Html.table(List.of("tablet", "table", "partition", "state", "role", "leader",
-        "last applied", "rows"), rows));
+        "last applied", "rows", "error"), rows));
     return sb.toString();
   }
 

@@ -139,7 +139,10 @@ public final class TabletManager {
       metadataMissing = !metaDirExisted || files.isEmpty();
       metadataMissingAtLoad = metadataMissing;
       for (Path f : files) {
-        TabletMetadataPB meta = readMetadata(f);
+        TabletMetadataPB meta = readMetadataOrFail(f);
+        if (meta == null) {
+          continue;
+        }
         if (meta.getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
           LOG.info("finishing the deletion of tablet {}", meta.getTabletId());
           BlockTabletStore.destroy(env, blocks, superblockFile(meta.getTabletId()));
@@ -148,7 +151,7 @@ public final class TabletManager {
           DurableDirs.sync(metaDir);
           continue;
         }
-        tablets.put(meta.getTabletId(), newReplica(meta, f));
+        tablets.put(meta.getTabletId(), newReplicaOrFailed(meta, f));
       }
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read tablet metadata in " + metaDir + ": "
@@ -232,6 +235,49 @@ public final class TabletManager {
         superblockFile(meta.getTabletId()));
   }
 
+  /**
+   * The metadata in {@code f}; when it is damaged, a FAILED replica of the tablet the file is
+   * named for takes its place and null is returned. The replica keeps the tablet's superblock,
+   * Raft log and blocks from being taken for orphans (docs/data-safety.md, "Damage is
+   * contained"). A file not named like a tablet is left alone.
+   */
+  private TabletMetadataPB readMetadataOrFail(Path f) throws IOException {
+    try {
+      return readMetadata(f);
+    } catch (NyalaException e) {
+      String tabletId = f.getFileName().toString();
+      try {
+        RaftIds.groupId(tabletId);
+      } catch (RuntimeException notATablet) {
+        LOG.error("{} is not a tablet's metadata file and cannot be read; ignoring it: {}", f,
+            e.detail());
+        return null;
+      }
+      TabletMetadataPB placeholder = TabletMetadataPB.newBuilder().setTabletId(tabletId)
+          .setDataState(TabletDataStatePB.TABLET_DATA_READY).build();
+      TabletReplica r = new TabletReplica(placeholder, listener, env, null, blocks,
+          superblockFile(tabletId));
+      r.markFailed(new NyalaException(e.code(), "tablet " + tabletId + ": " + e.detail(), e));
+      LOG.error("tablet {}: FAILED, its metadata cannot be read: {}", tabletId, e.detail());
+      tablets.put(tabletId, r);
+      return null;
+    }
+  }
+
+  /** A replica of {@code meta}, or a FAILED one when its key cannot be unwrapped. */
+  private TabletReplica newReplicaOrFailed(TabletMetadataPB meta, Path f) {
+    try {
+      return newReplica(meta, f);
+    } catch (NyalaException e) {
+      TabletReplica r = new TabletReplica(meta, listener, env, null, blocks,
+          superblockFile(meta.getTabletId()));
+      r.markFailed(new NyalaException(e.code(), "tablet " + meta.getTabletId() + ": "
+          + e.detail(), e));
+      LOG.error("tablet {}: FAILED: {}", meta.getTabletId(), e.detail());
+      return r;
+    }
+  }
+
   private TabletMetadataPB readMetadata(Path f) throws IOException {
     try {
       return TabletMetadataPB.parseFrom(env.readFile(f, OpenOptions.SENSITIVE));
@@ -270,6 +316,9 @@ public final class TabletManager {
         orphans.add(gid);
         return new BaseStateMachine();
       }
+      if (r.failure() != null) {
+        return new BaseStateMachine(); // not opened: start() takes the group out of Ratis
+      }
       TabletStateMachine sm = r.newStateMachine();
       sm.setCopier(copier);
       sm.setHistoryRetention(history);
@@ -291,6 +340,12 @@ public final class TabletManager {
     Set<RaftGroupId> loaded = ConcurrentHashMap.newKeySet();
     server.getGroupIds().forEach(loaded::add);
     for (TabletReplica r : tablets.values()) {
+      if (r.failure() != null) {
+        if (loaded.contains(r.groupId())) {
+          stopFailedGroup(r);
+        }
+        continue;
+      }
       if (!loaded.contains(r.groupId())) {
         LOG.info("tablet {}: Raft group missing (crash during create?), adding it", r.tabletId());
         try {
@@ -432,6 +487,11 @@ public final class TabletManager {
       env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
       r.metadataPersisted(deleting);
     }
+    TabletStateMachine copying = r.stateMachineOrNull();
+    if (copying != null) {
+      // Before the store is destroyed: a copy finishing later would install a superblock.
+      copying.cancelCopies("tablet " + tabletId + " is being deleted here");
+    }
     DeleteTimings.Step mark = clock.lap();
     try {
       removeGroup(r.groupId());
@@ -452,6 +512,39 @@ public final class TabletManager {
         d);
     listener.leaderChanged(tabletId);
     return d;
+  }
+
+  /**
+   * A replica's data is damaged: it goes FAILED (reported to the master, which re-replicates it
+   * from healthy peers) and its group leaves Ratis, its files kept, so that it neither votes nor
+   * leads with data it does not have. Every other replica keeps serving (docs/data-safety.md,
+   * "Damage is contained"). Runs on any thread, Ratis's included: never waits.
+   */
+  void replicaFailed(String tabletId, NyalaException why) {
+    TabletReplica r = tablets.get(tabletId);
+    if (r == null || !r.markFailed(why)) {
+      return;
+    }
+    LOG.error("tablet {}: replica FAILED: {}", tabletId, why.detail());
+    if (raftServer != null) {
+      stopFailedGroup(r); // else start() does it once Ratis runs
+    }
+    listener.leaderChanged(tabletId); // reports at once
+  }
+
+  /** Removes a FAILED replica's group from Ratis, keeping its directory; does not wait. */
+  private void stopFailedGroup(TabletReplica r) {
+    RaftServer server = raftServer;
+    server.groupManagementAsync(GroupManagementRequest.newRemove(adminClientId, server.getId(),
+        callIds.incrementAndGet(), r.groupId(), false, false)).whenComplete((reply, t) -> {
+          if (t != null || !reply.isSuccess()) {
+            LOG.warn("tablet {}: cannot stop the Raft group of the FAILED replica: {}",
+                r.tabletId(), t != null ? t.getMessage() : reply.getException());
+          } else {
+            LOG.info("tablet {}: Raft group of the FAILED replica stopped; its files are kept "
+                + "until the tablet is deleted here", r.tabletId());
+          }
+        });
   }
 
   /**

@@ -46,7 +46,10 @@ public final class TabletReplica {
   private volatile TabletStateMachine stateMachine;
   /** Write schemas already checked against {@link #schema()}, for the Write RPC. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
-  /** Why the replica failed to open, or null. */
+  /**
+   * Why the replica is FAILED (damaged on disk: see docs/data-safety.md, "Damage is
+   * contained"), or null. Set once; a FAILED replica serves nothing until it is deleted.
+   */
   private volatile NyalaException failure;
 
   TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
@@ -56,7 +59,8 @@ public final class TabletReplica {
     this.superblockFile = superblockFile;
     this.tabletKey = tabletKey;
     this.metadata = metadata;
-    this.schema = Schema.fromPb(metadata.getSchema());
+    // A replica whose metadata could not be read has none (see TabletManager#load).
+    this.schema = metadata.hasSchema() ? Schema.fromPb(metadata.getSchema()) : null;
     this.groupId = RaftIds.groupId(metadata.getTabletId());
     this.listener = listener;
   }
@@ -74,6 +78,7 @@ public final class TabletReplica {
    * also on followers before their metadata is written), else the persisted one.
    */
   public Schema schema() {
+    checkNotFailed();
     TabletStateMachine sm = stateMachine;
     if (sm != null && sm.isInitialized()) {
       return sm.store().schema();
@@ -92,7 +97,7 @@ public final class TabletReplica {
   /** Installs metadata already persisted by the caller (which holds this object's monitor). */
   void metadataPersisted(TabletMetadataPB newMetadata) {
     this.metadata = newMetadata;
-    this.schema = Schema.fromPb(newMetadata.getSchema());
+    this.schema = newMetadata.hasSchema() ? Schema.fromPb(newMetadata.getSchema()) : null;
   }
 
   /**
@@ -112,12 +117,35 @@ public final class TabletReplica {
     return sm;
   }
 
-  void markFailed(NyalaException e) {
+  /** Marks the replica FAILED; returns false if it already was (the first cause is kept). */
+  synchronized boolean markFailed(NyalaException e) {
+    if (failure != null) {
+      return false;
+    }
     failure = e;
+    return true;
+  }
+
+  /** Why the replica is FAILED, or null if it is not. */
+  public NyalaException failure() {
+    return failure;
+  }
+
+  /**
+   * Refuses requests to a FAILED replica with NOT_LEADER and no hint, which sends clients to
+   * another replica with fresh locations (its group is gone here, so it never leads again).
+   */
+  private void checkNotFailed() {
+    NyalaException f = failure;
+    if (f != null) {
+      throw NyalaException.notLeader("tablet " + tabletId() + ": this replica is FAILED ("
+          + f.detail() + "); another replica serves it", "", null);
+    }
   }
 
   /** The state machine, or SERVICE_UNAVAILABLE while the replica is still opening. */
   public TabletStateMachine stateMachine() {
+    checkNotFailed();
     TabletStateMachine sm = stateMachine;
     if (sm == null || !sm.isInitialized()) {
       throw NyalaException.unavailable("tablet %s is still bootstrapping", tabletId());
@@ -155,6 +183,7 @@ public final class TabletReplica {
 
   /** Fails with NOT_LEADER (and the leader's uuid and RPC address if known) unless leader. */
   public void checkLeader(RaftServer server) {
+    checkNotFailed();
     RaftServer.Division d = division(server);
     DivisionInfo info = d.getInfo();
     if (info.isLeader()) {
@@ -168,16 +197,16 @@ public final class TabletReplica {
 
   /** What the master hears about this replica. */
   public ReportedTabletPB report(RaftServer server) {
-    ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder()
-        .setTabletId(tabletId())
-        .setSchemaVersion(schema().version());
+    ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder().setTabletId(tabletId());
     TabletStateMachine copying = stateMachine;
     if (copying != null && copying.copyInProgress()) {
       b.setTabletCopyInProgress(true);
     }
-    if (failure != null) {
-      return b.setState(TabletStatePB.FAILED).setError(failure.toPb()).build();
+    NyalaException f = failure;
+    if (f != null) {
+      return b.setState(TabletStatePB.FAILED).setError(f.toPb()).build();
     }
+    b.setSchemaVersion(schema().version());
     RaftServer.Division d = divisionOrNull(server);
     TabletStateMachine sm = stateMachine;
     if (d == null || sm == null || !sm.isInitialized() || !d.getInfo().isAlive()) {
@@ -230,6 +259,9 @@ public final class TabletReplica {
         .setRole(r.getRole())
         .setTerm(r.getTerm())
         .setLeaderUuid(r.getLeaderUuid());
+    if (r.getState() == TabletStatePB.FAILED) {
+      return b.setError(r.getError().getMessage()).build();
+    }
     if (sm != null && sm.store() != null) {
       b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
     }

@@ -375,6 +375,11 @@ public class TabletServer extends ServerBase {
     }
 
     @Override
+    public void failed(String tabletId, NyalaException why) {
+      tabletManager.replicaFailed(tabletId, why);
+    }
+
+    @Override
     public void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {
       tabletManager.schemaAltered(tabletId, schema, newTableName);
       Heartbeater hb = heartbeater;

@@ -2,6 +2,7 @@ package io.nyala.master.rereplication;
 
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.master.TabletStatePB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
@@ -31,8 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Replaces replicas on dead tablet servers, from the leader master only. For each RUNNING tablet
- * with a replica on a dead tserver and a live leader: pick the least-loaded live tserver that does
+ * Replaces replicas on dead tablet servers and replicas reported FAILED, from the leader master
+ * only. For each RUNNING tablet with such a replica and a live, healthy leader: pick the least-loaded live tserver that does
  * not hold the tablet, create a joining replica there (CreateTablet, joining), then ask the
  * tablet's leader to swap the dead peer for it in one compare-and-set configuration change
  * (ChangeConfig REPLACE_PEER with the catalog's peers as the expected configuration). When the
@@ -125,12 +126,10 @@ public final class ReReplicator {
         .collect(Collectors.toSet());
     Set<String> dead = tsManager.all().stream().map(TSDescriptor::uuid)
         .filter(u -> !live.contains(u)).collect(Collectors.toSet());
-    if (dead.isEmpty()) {
-      return;
-    }
     List<SysTabletEntryPB> affected = catalog.read(s -> s.tablets().stream()
         .filter(t -> t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING)
-        .filter(t -> t.getReplicasList().stream().anyMatch(p -> dead.contains(p.getUuid())))
+        .filter(t -> t.getReplicasList().stream()
+            .anyMatch(p -> toReplace(t.getTabletId(), p.getUuid(), dead)))
         .toList());
     Map<String, Integer> loads = liveLoads(live);
     for (SysTabletEntryPB t : affected) {
@@ -138,8 +137,9 @@ public final class ReReplicator {
         continue;
       }
       ReplicaReports.Leader leader = reports.leader(t.getTabletId());
-      if (leader == null || !live.contains(leader.uuid())) {
-        continue; // wait for the tablet to elect a live leader
+      if (leader == null || !live.contains(leader.uuid())
+          || toReplace(t.getTabletId(), leader.uuid(), dead)) {
+        continue; // wait for the tablet to elect a live, healthy leader
       }
       Set<String> holders = t.getReplicasList().stream().map(RaftPeerPB::getUuid)
           .collect(Collectors.toSet());
@@ -149,9 +149,22 @@ public final class ReReplicator {
       }
       loads.merge(joiner, 1, Integer::sum);
       String victim = t.getReplicasList().stream().map(RaftPeerPB::getUuid)
-          .filter(dead::contains).findFirst().orElseThrow();
+          .filter(u -> toReplace(t.getTabletId(), u, dead)).findFirst().orElseThrow();
       start(t, leader.uuid(), victim, joiner, now);
     }
+  }
+
+  /**
+   * A replica to replace: on a dead tserver, or reported FAILED (damaged on disk, see
+   * docs/data-safety.md, "Damage is contained"); the latter is deleted once the committed
+   * configuration no longer lists it.
+   */
+  private boolean toReplace(String tabletId, String tsUuid, Set<String> dead) {
+    if (dead.contains(tsUuid)) {
+      return true;
+    }
+    ReplicaReports.ReplicaState r = reports.replica(tabletId, tsUuid);
+    return r != null && r.state() == TabletStatePB.FAILED;
   }
 
   private Map<String, Integer> liveLoads(Set<String> live) {
@@ -181,8 +194,10 @@ public final class ReReplicator {
     RaftPeerPB newPeer = RaftPeerPB.newBuilder().setUuid(joiner)
         .setRpcAddress(joinerTs.registration().getRpcAddress())
         .setRaftAddress(joinerTs.registration().getRaftAddress()).build();
-    LOG.info("replacing replica of tablet {} on dead tablet server {} with a new one on {}",
-        id, victim, joiner);
+    LOG.info("replacing replica of tablet {} on tablet server {} ({}) with a new one on {}",
+        id, victim, reports.replica(id, victim) != null
+            && reports.replica(id, victim).state() == TabletStatePB.FAILED ? "FAILED" : "dead",
+        joiner);
     ChangeConfigRequestPB change = ChangeConfigRequestPB.newBuilder()
         .setTabletId(id)
         .setType(ChangeConfigTypePB.REPLACE_PEER)

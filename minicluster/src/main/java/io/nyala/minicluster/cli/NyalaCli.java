@@ -14,6 +14,7 @@ import picocli.CommandLine;
         TableCommand.class,
         ServerCommands.MasterCommand.class,
         ServerCommands.TserverCommand.class,
+        ClusterKsck.ClusterCommand.class,
         ToolCommands.PbcCommand.class,
         ToolCommands.FsCommand.class,
         ToolCommands.BenchCommand.class,

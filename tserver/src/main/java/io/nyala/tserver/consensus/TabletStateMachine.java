@@ -23,7 +23,6 @@ import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.RowError;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.TabletImage;
-import io.nyala.tserver.tablet.TabletImageInstaller;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,9 +31,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
@@ -80,6 +81,12 @@ public final class TabletStateMachine extends BaseStateMachine {
 
     /** The division {@code member} closed this state machine; its Raft log closes next. */
     default void closed(String tabletId, RaftGroupMemberId member) {}
+
+    /**
+     * The replica's data is damaged ({@code why} names tablet, file and cause): the owner marks
+     * it FAILED and stops its group. Called on any thread, possibly Ratis's: must not block.
+     */
+    default void failed(String tabletId, NyalaException why) {}
   }
 
   private final String tabletId;
@@ -101,8 +108,6 @@ public final class TabletStateMachine extends BaseStateMachine {
   private volatile TabletCopier copier;
   /** How long the store keeps old row versions (docs/data-safety.md, "Scans"). */
   private volatile HistoryRetention history = HistoryRetention.NONE;
-  /** A tablet copy into this replica runs (reported, so the master keeps a joiner's move). */
-  private volatile boolean copyInProgress;
   /** Copy images served from here and still open: snapshots are held back to the lowest. */
   private final ImagePins imagePins = new ImagePins();
   /** What {@link #getLatestSnapshot()} reports; written by open and the apply thread. */
@@ -111,6 +116,12 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final TreeMap<Long, List<CompletableFuture<Long>>> waiters = new TreeMap<>();
   /** Write schemas already checked against the store's schema, for apply. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
+  /** Why the store could not be opened (the replica is FAILED), or null. */
+  private volatile NyalaException openFailure;
+  /** Copies into this replica in progress; cancelled when it is deleted or closed. */
+  private final Set<BlockImageInstaller> copies = ConcurrentHashMap.newKeySet();
+  /** Why copies into this replica are refused from now on, or null. */
+  private volatile String copiesCancelled;
 
   public TabletStateMachine(String tabletId, Schema schema, Listener listener, Env env,
       LogPayloads payloads, BlockManager blocks, Path superblockFile) {
@@ -138,7 +149,11 @@ public final class TabletStateMachine extends BaseStateMachine {
     super.initialize(server, gid, raftStorage);
     this.raftServer = server;
     storage.init(raftStorage);
-    openStore();
+    if (!openStoreOrFail()) {
+      // Ratis must still start (one damaged tablet never stops the server); the owner removes
+      // this group once Ratis runs, keeping its files for the operator.
+      return;
+    }
     initialized = true;
     markRunning();
   }
@@ -150,11 +165,40 @@ public final class TabletStateMachine extends BaseStateMachine {
   @Override
   public void reinitialize() throws IOException {
     BlockTabletStore old = store;
-    openStore();
+    if (!openStoreOrFail()) {
+      return;
+    }
     if (old != null) {
       old.retire(new HashSet<>(store.durableState().allBlocks()));
     }
     markRunning();
+  }
+
+  /**
+   * Opens the store, or reports the replica FAILED when its superblock or blocks are damaged
+   * (docs/data-safety.md, "Damage is contained"); returns whether it opened.
+   */
+  private boolean openStoreOrFail() {
+    try {
+      openStore();
+      return true;
+    } catch (RuntimeException e) {
+      NyalaException ne = NyalaException.from(e);
+      NyalaException why = new NyalaException(ne.code(), String.format(
+          "tablet %s: cannot open its data (superblock %s): %s", tabletId, superblockFile,
+          ne.detail()), e);
+      LOG.error("{}; the replica is FAILED, the server keeps serving its other tablets",
+          why.detail());
+      store = null;
+      openFailure = why;
+      listener.failed(tabletId, why);
+      return false;
+    }
+  }
+
+  /** Why this replica's store could not be opened, or null. */
+  public NyalaException openFailure() {
+    return openFailure;
   }
 
   /** Opens the store at its superblock's state; Ratis replays the log after that index. */
@@ -162,6 +206,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile,
         history);
     s.onFlushed(this::requestSnapshot);
+    s.onDamaged(why -> listener.failed(tabletId, why));
     store = s;
     if (s.durableIndex() > 0) {
       lastSnapshot = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
@@ -270,6 +315,12 @@ public final class TabletStateMachine extends BaseStateMachine {
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
+    NyalaException failed = openFailure;
+    if (failed != null) {
+      // Until the owner removes this group: nothing is applied, and nothing logged per entry.
+      updateLastAppliedTermIndex(entry.getTerm(), index);
+      return CompletableFuture.failedFuture(failed);
+    }
     try {
       // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
       TabletOpPB op = AliasingMarshaller.parseAliased(TabletOpPB.parser(),
@@ -387,8 +438,21 @@ public final class TabletStateMachine extends BaseStateMachine {
     listener.leaderChanged(tabletId);
   }
 
+  /**
+   * The replica is being deleted here: copies in progress stop (their received blocks are
+   * deleted, no superblock is installed afterwards) and no new copy starts. Waits for a copy
+   * step in progress (at most one block append or one superblock write).
+   */
+  public void cancelCopies(String why) {
+    copiesCancelled = why;
+    for (BlockImageInstaller c : List.copyOf(copies)) {
+      c.cancel(why);
+    }
+  }
+
   @Override
   public void close() throws IOException {
+    cancelCopies("tablet " + tabletId + " closed here");
     super.close();
     BlockTabletStore s = store;
     if (s != null) {
@@ -460,7 +524,7 @@ public final class TabletStateMachine extends BaseStateMachine {
 
   /** Whether this replica is being rebuilt from the leader's image right now. */
   public boolean copyInProgress() {
-    return copyInProgress;
+    return !copies.isEmpty();
   }
 
   /** Copy images open on this replica (for tests and pages). */
@@ -487,11 +551,20 @@ public final class TabletStateMachine extends BaseStateMachine {
       return CompletableFuture.failedFuture(NyalaException.unavailable("tablet %s: cannot copy "
           + "from the leader (%s)", tabletId, c == null ? "no copier" : "leader address unknown"));
     }
+    String cancelled = copiesCancelled;
+    if (cancelled != null) {
+      return CompletableFuture.failedFuture(new NyalaException(StatusCode.ABORTED,
+          "tablet " + tabletId + ": no copy: " + cancelled));
+    }
     LOG.info("tablet {}: leader's log starts at {}; copying the tablet from {}", tabletId,
         firstTermIndexInLog, leader);
-    copyInProgress = true;
-    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, newImageInstaller())
-        .whenComplete((v, t) -> copyInProgress = false);
+    BlockImageInstaller into = newImageInstaller();
+    copies.add(into);
+    if (copiesCancelled != null) {
+      into.cancel(copiesCancelled); // a cancel raced with this registration
+    }
+    CompletableFuture<TermIndex> copied = c.copy(tabletId, leader, into)
+        .whenComplete((ti, t) -> copies.remove(into));
     if (!wholeLog) {
       return copied;
     }
@@ -516,7 +589,7 @@ public final class TabletStateMachine extends BaseStateMachine {
    * superblock, which {@link #reinitialize()} loads. Before the superblock is replaced the
    * current store stops flushing (a flush would overwrite it).
    */
-  private TabletImageInstaller newImageInstaller() {
+  private BlockImageInstaller newImageInstaller() {
     return new BlockImageInstaller(env, blocks, superblockFile, () -> {
       BlockTabletStore s = store;
       if (s != null) {

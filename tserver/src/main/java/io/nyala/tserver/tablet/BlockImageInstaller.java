@@ -1,6 +1,7 @@
 package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.env.Env;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
@@ -21,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * ids to the new ones and writes it as this replica's superblock in one atomic replace through
  * {@link Env}. Until then nothing of the copy is the replica's state; the blocks of a copy that
  * aborts are deleted, and those of a crash are orphans the startup GC deletes.
+ *
+ * <p>{@link #cancel} (the tablet is being deleted here) may come from another thread at any
+ * time: every step holds this object's monitor, so an install either finished before the
+ * cancel (and the delete then removes what it wrote) or never happens; the blocks received so
+ * far are deleted at once (docs/data-safety.md, "Damage is contained").
  */
 public final class BlockImageInstaller implements TabletImageInstaller {
   private static final Logger LOG = LoggerFactory.getLogger(BlockImageInstaller.class);
@@ -42,6 +48,8 @@ public final class BlockImageInstaller implements TabletImageInstaller {
   private BlockManager.WritableBlock block;
   private long received;
   private boolean installed;
+  /** Why the copy was cancelled, or null; guarded by this object's monitor. */
+  private String cancelled;
 
   public BlockImageInstaller(Env env, BlockManager blocks, Path superblockFile,
       Runnable beforeReplace) {
@@ -52,7 +60,8 @@ public final class BlockImageInstaller implements TabletImageInstaller {
   }
 
   @Override
-  public void begin(byte[] manifest, long lastIndex, long lastTerm) {
+  public synchronized void begin(byte[] manifest, long lastIndex, long lastTerm) {
+    checkNotCancelled();
     Superblock sb = Superblock.decode(manifest, "tablet copy manifest");
     if (sb.durableIndex() != lastIndex || sb.durableTerm() != lastTerm) {
       throw NyalaException.invalidArgument("tablet copy manifest is at %d/%d, the session at %d/%d",
@@ -92,7 +101,7 @@ public final class BlockImageInstaller implements TabletImageInstaller {
   }
 
   @Override
-  public long received(String itemId) {
+  public synchronized long received(String itemId) {
     if (itemId.equals(currentItem)) {
       return received;
     }
@@ -100,7 +109,8 @@ public final class BlockImageInstaller implements TabletImageInstaller {
   }
 
   @Override
-  public void write(String itemId, long offset, byte[] data, int off, int len) {
+  public synchronized void write(String itemId, long offset, byte[] data, int off, int len) {
+    checkNotCancelled();
     if (image == null) {
       throw NyalaException.illegalState("tablet image data received before the image was begun");
     }
@@ -139,7 +149,8 @@ public final class BlockImageInstaller implements TabletImageInstaller {
   }
 
   @Override
-  public void install() {
+  public synchronized void install() {
+    checkNotCancelled();
     if (image == null) {
       throw NyalaException.illegalState("tablet image installed before it was begun");
     }
@@ -157,8 +168,26 @@ public final class BlockImageInstaller implements TabletImageInstaller {
         written.size());
   }
 
+  /**
+   * Stops the copy for good: received blocks are deleted now, and every later call fails with
+   * ABORTED naming {@code why}. Waits for a step in progress. Idempotent.
+   */
+  public synchronized void cancel(String why) {
+    if (cancelled == null) {
+      cancelled = why;
+      abort();
+      LOG.info("tablet copy cancelled ({}); its received blocks were deleted", why);
+    }
+  }
+
+  private void checkNotCancelled() {
+    if (cancelled != null) {
+      throw new NyalaException(StatusCode.ABORTED, "tablet copy cancelled: " + cancelled);
+    }
+  }
+
   @Override
-  public void abort() {
+  public synchronized void abort() {
     if (txn != null) {
       txn.close();
       txn = null;

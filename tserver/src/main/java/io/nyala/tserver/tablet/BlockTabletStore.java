@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The block-based tablet store (DESIGN §7): rowsets of layers (see {@code tablet.rowset}); new
@@ -37,7 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class BlockTabletStore implements TabletStore {
   final String tabletId;
   final Env env;
-  final BlockManager blocks;
+  /** The server's block manager as this tablet sees it: damage fails the replica. */
+  final TabletBlocks blocks;
   final Path superblockFile;
   /** Serialises writers (apply, alter, GC, structure swaps) and pin bookkeeping. */
   final Object lock = new Object();
@@ -65,7 +67,7 @@ public final class BlockTabletStore implements TabletStore {
   final StoreMaintenance maintenance;
   private volatile Runnable flushListener = () -> {};
 
-  private BlockTabletStore(String tabletId, Env env, BlockManager blocks, Path superblockFile,
+  private BlockTabletStore(String tabletId, Env env, TabletBlocks blocks, Path superblockFile,
       Superblock sb, List<RowSet> loaded, HistoryRetention retention) {
     this.tabletId = tabletId;
     this.retention = retention;
@@ -107,7 +109,8 @@ public final class BlockTabletStore implements TabletStore {
 
   /** Opens the store (see above) keeping the history {@code retention} says. */
   public static BlockTabletStore open(String tabletId, Schema initialSchema, Env env,
-      BlockManager blocks, Path superblockFile, HistoryRetention retention) {
+      BlockManager serverBlocks, Path superblockFile, HistoryRetention retention) {
+    TabletBlocks blocks = new TabletBlocks(tabletId, serverBlocks, superblockFile);
     if (!env.exists(superblockFile)) {
       Superblock empty = new Superblock(initialSchema, 0, 0, 0, 0, List.of());
       return new BlockTabletStore(tabletId, env, blocks, superblockFile, empty, List.of(),
@@ -461,6 +464,14 @@ public final class BlockTabletStore implements TabletStore {
   @Override
   public void onFlushed(Runnable r) {
     this.flushListener = r;
+  }
+
+  /**
+   * Tells {@code hook} when a read finds one of this tablet's blocks missing or unreadable (the
+   * read itself fails with CORRUPTION); see {@link TabletBlocks}.
+   */
+  public void onDamaged(Consumer<NyalaException> hook) {
+    blocks.onDamaged(hook);
   }
 
   @Override

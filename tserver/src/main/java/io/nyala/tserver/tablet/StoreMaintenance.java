@@ -1,6 +1,7 @@
 package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.env.Env;
 import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.schema.Schema;
@@ -279,7 +280,20 @@ final class StoreMaintenance {
     if (!env.exists(superblockFile)) {
       return;
     }
-    Superblock sb = Superblock.read(env, superblockFile);
+    Superblock sb;
+    try {
+      sb = Superblock.read(env, superblockFile);
+    } catch (NyalaException e) {
+      if (e.code() != StatusCode.CORRUPTION) {
+        throw e;
+      }
+      // A FAILED replica being deleted: which blocks it had is unknown, so none is deleted
+      // here; those no other superblock lists are orphans the next start collects.
+      LOG.warn("tablet superblock {} is damaged ({}); deleting it, its blocks are left to the "
+          + "orphan collection of the next start", superblockFile, e.detail());
+      env.deleteFile(superblockFile);
+      return;
+    }
     BlockManager.DeletionTransaction del = blocks.newDeletion();
     for (BlockId b : sb.allBlocks()) {
       if (blocks.contains(b)) { // a delete interrupted after its transaction left none

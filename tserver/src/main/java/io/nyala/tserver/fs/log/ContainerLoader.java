@@ -1,6 +1,7 @@
 package io.nyala.tserver.fs.log;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.env.Env;
 import io.nyala.common.env.OpenMode;
 import io.nyala.common.env.OpenOptions;
@@ -31,6 +32,11 @@ final class ContainerLoader {
   final List<String> repairs = new ArrayList<>();
   final List<String> problems = new ArrayList<>();
   final List<Loaded> loaded = new ArrayList<>();
+  /**
+   * Containers whose metadata is corrupt (CORRUPTION naming file and offset): none of their
+   * blocks is served, written or deleted, and their files are left for the operator.
+   */
+  final List<NyalaException> damaged = new ArrayList<>();
   long maxIdSeen = -1;
 
   ContainerLoader(LbmOptions opts) {
@@ -71,6 +77,18 @@ final class ContainerLoader {
     return ours ? name.substring(0, 16) : null;
   }
 
+  /**
+   * A container whose committed metadata is damaged: which blocks it holds is no longer known,
+   * so none of them is trusted (the tablets that list them go FAILED when they open them and
+   * are re-replicated) and nothing here is repaired or deleted (docs/data-safety.md, "Damage is
+   * contained"). The rest of the server starts.
+   */
+  private void quarantine(Container c, NyalaException e) {
+    c.close();
+    damaged.add(e);
+    problems.add(e.detail() + ": container " + c + " not trusted, none of its blocks is served");
+  }
+
   private void repair(String what, Runnable action) {
     if (opts.repair()) {
       action.run();
@@ -103,6 +121,12 @@ final class ContainerLoader {
           repair(meta + ": " + r.tailProblem() + ": truncated to " + end, () -> truncate(meta, end));
         }
       }
+    } catch (NyalaException e) {
+      if (e.code() != StatusCode.CORRUPTION) {
+        throw e;
+      }
+      quarantine(c, e);
+      return;
     }
     if (!complete) {
       repair(meta + ": metadata shorter than its header (incomplete container): deleted",

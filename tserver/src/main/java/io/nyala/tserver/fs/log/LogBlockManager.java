@@ -48,6 +48,8 @@ public final class LogBlockManager implements BlockManager {
   private final AtomicLong bytesPreallocated = new AtomicLong();
   private long deadDeleted;
   private int nextDir;
+  /** Containers whose metadata is corrupt: their blocks are not served (see ContainerLoader). */
+  private final List<NyalaException> damaged = new ArrayList<>();
 
   private LogBlockManager(LbmOptions opts, List<ContainerLoader> loaders) {
     this.opts = opts;
@@ -67,6 +69,7 @@ public final class LogBlockManager implements BlockManager {
       maxId = Math.max(maxId, l.maxIdSeen);
       repairs.addAll(l.repairs);
       problems.addAll(l.problems);
+      damaged.addAll(l.damaged);
     }
     ids = new BlockIdAllocator(opts.env(), opts.dataDirs(), maxId);
     long bytes = blocks.values().stream().mapToLong(Loc::length).sum();
@@ -350,7 +353,8 @@ public final class LogBlockManager implements BlockManager {
       l = blocks.get(id.value());
     }
     if (l == null) {
-      throw NyalaException.notFound("block %s not found", id);
+      throw NyalaException.notFound("block %s not found%s", id, damaged.isEmpty() ? ""
+          : " (it may be in a container whose metadata is corrupt: " + damagedFiles() + ")");
     }
     return new ReadableBlock() {
       @Override
@@ -372,6 +376,19 @@ public final class LogBlockManager implements BlockManager {
         l.c().data().readFully(l.offset() + offset, b, off, len);
       }
     };
+  }
+
+  /**
+   * Why containers were not loaded: CORRUPTION naming each one's metadata file and offset. Their
+   * blocks are not served; the tablets listing them go FAILED (docs/data-safety.md, "Damage is
+   * contained").
+   */
+  public List<NyalaException> damagedContainers() {
+    return List.copyOf(damaged);
+  }
+
+  private String damagedFiles() {
+    return damaged.stream().map(NyalaException::detail).toList().toString();
   }
 
   @Override

@@ -6,8 +6,10 @@ import java.nio.file.Path;
 /**
  * Parses a container metadata file from a {@link RecordSource} and decides how its tail ends.
  * A crash can leave a partial last record or a zero-filled tail (a file system that extended
- * the file before the data reached it); both are an incomplete record to truncate. Damage
- * followed by more data is corruption, because truncating there would lose committed records.
+ * the file before the data reached it); both are an incomplete record to truncate. Anything
+ * else that fails its CRC is corruption, also in the last record: a complete record whose
+ * checksum does not match was committed and then damaged (a bit flip), and truncating it would
+ * silently drop a committed CREATE or DELETE (docs/data-safety.md, "Damage is contained").
  */
 final class RecordParser {
   /** Receives each record payload; {@code pos} is the record's offset in the file. */
@@ -77,11 +79,12 @@ final class RecordParser {
       byte[] b = src.read(pos + 8, len + 4, buf);
       int bo = src.offsetOf(pos + 8);
       if (RecordFormat.crc(b, bo, len) != RecordFormat.getInt(b, bo + len)) {
-        if (end == size) {
-          // The last record was torn: its length landed, its payload did not.
-          return new Result(pos, "torn last record at offset " + pos);
+        if (allZero(src, end - 4, size)) {
+          // Torn: the length landed, the payload's end (its CRC) and all after it did not.
+          return new Result(pos, "torn last record (zero-filled end) at offset " + pos);
         }
-        throw NyalaException.corruption("%s: record payload CRC mismatch at offset %d", path, pos);
+        throw NyalaException.corruption("%s: record payload CRC mismatch at offset %d%s", path,
+            pos, end == size ? " (the last record, complete: damaged, not torn)" : "");
       }
       v.record(b, bo, len, pos);
       pos = end;

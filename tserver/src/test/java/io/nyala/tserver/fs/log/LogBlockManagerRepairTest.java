@@ -51,23 +51,77 @@ class LogBlockManagerRepairTest {
     }
   }
 
+  /**
+   * Damage before the tail is CORRUPTION naming file and offset; the server still opens: the
+   * damaged container is not trusted (none of its blocks is served, its files are left alone),
+   * the other containers serve (docs/data-safety.md, "Damage is contained").
+   */
   @ParameterizedTest(name = "inMemory={0} encrypted={1}")
   @MethodSource("io.nyala.tserver.fs.log.LbmFixture#variants")
-  void damageBeforeTheTailIsFatalCorruptionNamingFileAndOffset(boolean inMemory,
-      boolean encrypted) throws Exception {
+  void damageBeforeTheTailIsCorruptionNamingFileAndOffsetAndOnlyItsContainerIsDistrusted(
+      boolean inMemory, boolean encrypted) throws Exception {
     Env env = LbmFixture.env(encrypted);
-    Path dir = root.resolve("d");
-    LbmOptions opts = LbmFixture.options(env, inMemory, dir);
-    seed(opts, 3);
-    Path meta = LbmFixture.metadataFiles(env, dir).get(0);
+    Path d1 = root.resolve("d1");
+    Path d2 = root.resolve("d2");
+    LbmOptions opts = LbmFixture.options(env, inMemory, d1, d2);
+    List<BlockId> ids = seed(opts, 6);
+    Path meta = LbmFixture.metadataFiles(env, d1).get(0);
     byte[] raw = Files.readAllBytes(meta);
     int header = encrypted ? Container.ENCRYPTION_HEADER : 0;
     int second = RecordFormat.HEADER_SIZE + RecordFormat.FRAME + RecordFormat.CREATE_SIZE;
     raw[header + second + 10] ^= 1;
     Files.write(meta, raw);
-    assertThatThrownBy(() -> LogBlockManager.open(opts)).isInstanceOf(NyalaException.class)
-        .satisfies(e -> assertThat(((NyalaException) e).code()).isEqualTo(StatusCode.CORRUPTION))
-        .hasMessageContaining(meta.toString()).hasMessageContaining("offset " + second);
+    assertDistrusted(opts, meta, raw, second, ids);
+  }
+
+  /**
+   * A bit flip in the last committed record is not a torn tail: the record is complete, so it
+   * was committed; truncating it would silently drop a CREATE or DELETE.
+   */
+  @ParameterizedTest(name = "inMemory={0} encrypted={1}")
+  @MethodSource("io.nyala.tserver.fs.log.LbmFixture#variants")
+  void aBitFlipInTheLastCommittedRecordIsCorruptionNotATornTail(boolean inMemory,
+      boolean encrypted) throws Exception {
+    Env env = LbmFixture.env(encrypted);
+    Path d1 = root.resolve("d1");
+    Path d2 = root.resolve("d2");
+    LbmOptions opts = LbmFixture.options(env, inMemory, d1, d2);
+    List<BlockId> ids = seed(opts, 6);
+    Path meta = LbmFixture.metadataFiles(env, d1).get(0);
+    long last = LbmFixture.logicalSize(env, meta) - RecordFormat.FRAME - RecordFormat.CREATE_SIZE;
+    byte[] raw = Files.readAllBytes(meta);
+    raw[raw.length - 10] ^= 0x10; // inside the last record's payload
+    Files.write(meta, raw);
+    assertDistrusted(opts, meta, raw, last, ids);
+  }
+
+  /** {@code meta}'s container is reported damaged at {@code offset} and left as it is. */
+  private static void assertDistrusted(LbmOptions opts, Path meta, byte[] raw, long offset,
+      List<BlockId> ids) throws Exception {
+    try (LogBlockManager bm = LogBlockManager.open(opts)) {
+      assertThat(bm.damagedContainers()).singleElement().satisfies(e -> {
+        assertThat(e.code()).isEqualTo(StatusCode.CORRUPTION);
+        assertThat(e.getMessage()).contains(meta.toString()).contains("offset " + offset);
+      });
+      assertThat(bm.startupReport().problems())
+          .anyMatch(p -> p.contains(meta.toString()) && p.contains("offset " + offset));
+      assertThat(bm.startupReport().repairs()).isEmpty();
+      List<BlockId> served = ids.stream().filter(bm::contains).toList();
+      List<BlockId> lost = ids.stream().filter(id -> !bm.contains(id)).toList();
+      assertThat(served).isNotEmpty();
+      assertThat(lost).isNotEmpty();
+      for (BlockId id : served) {
+        assertThat(bm.openBlock(id).readAll()).isEqualTo(LbmFixture.content(id, 50));
+      }
+      assertThatThrownBy(() -> bm.openBlock(lost.get(0)))
+          .isInstanceOfSatisfying(NyalaException.class,
+              e -> assertThat(e.code()).isEqualTo(StatusCode.NOT_FOUND))
+          .hasMessageContaining(meta.toString());
+      // New blocks go to healthy or new containers, never to the damaged one.
+      List<BlockId> more = LbmFixture.create(bm, 4, 50);
+      assertThat(more).allMatch(bm::contains);
+    }
+    assertThat(Files.readAllBytes(meta)).isEqualTo(raw);
   }
 
   @ParameterizedTest(name = "inMemory={0} encrypted={1}")

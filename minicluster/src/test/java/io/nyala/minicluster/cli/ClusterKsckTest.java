@@ -1,0 +1,80 @@
+package io.nyala.minicluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.client.CreateTableOptions;
+import io.nyala.client.NyalaClient;
+import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaTable;
+import io.nyala.client.Operation;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import io.nyala.minicluster.MiniCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code nyala cluster ksck}: every replica RUNNING and exit 0 on a healthy cluster; a replica
+ * FAILED by a damaged superblock shows with its error, and the exit status is 1
+ * (docs/data-safety.md, "Damage is contained").
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class ClusterKsckTest {
+  private static final Schema SCHEMA = Schema.forTable(List.of(
+      ColumnSchema.builder("id", Type.INT64).key(true).build(),
+      ColumnSchema.builder("v", Type.STRING).build()));
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void listsReplicaStatesAndFailsOnAFailedReplica() throws Exception {
+    try (MiniCluster c = MiniCluster.builder().numMasters(1).numTabletServers(3)
+            .dataRoot(dir.resolve("c")).tserverFlag("--heartbeat_interval_ms=300").build();
+        NyalaClient client = c.newClient()) {
+      NyalaTable table = client.createTable("k", SCHEMA, new CreateTableOptions()
+          .addHashPartitions(List.of("id"), 2).setNumReplicas(3));
+      NyalaSession session = client.newSession();
+      for (long i = 0; i < 20; i++) {
+        Operation op = table.newInsert();
+        op.getRow().addLong("id", i).addString("v", "v" + i);
+        session.apply(op);
+      }
+      session.close();
+      String masters = c.masterAddresses();
+      await().atMost(Duration.ofSeconds(20)).until(
+          () -> CliRun.nyala("cluster", "ksck", "--masters", masters).status() == 0);
+      CliRun healthy = CliRun.nyala("cluster", "ksck", "--masters", masters);
+      assertThat(healthy.out()).contains("2 tablets, 0 not healthy").doesNotContain("FAILED");
+      assertThat(healthy.out().lines().filter(l -> l.contains(" RUNNING "))).hasSize(6);
+
+      String tablet = c.tabletServerObject(0).tabletManager().replicas().iterator().next()
+          .tabletId();
+      c.tabletServerObject(0).snapshotTablet(tablet);
+      c.stopTabletServer(0);
+      Path superblock = c.dataRoot().resolve(c.tabletServer(0).name()).resolve("wal")
+          .resolve("tablet-data").resolve(tablet);
+      byte[] b = Files.readAllBytes(superblock);
+      b[b.length / 2] ^= 0x5a;
+      Files.write(superblock, b);
+      c.startTabletServer(0);
+
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        CliRun run = CliRun.nyala("cluster", "ksck", "--masters", masters);
+        assertThat(run.status()).as(run.out()).isEqualTo(1);
+        assertThat(run.out()).contains("2 tablets, 1 not healthy");
+        assertThat(run.out().lines().filter(l -> l.contains(" FAILED ")).toList())
+            .singleElement().asString().contains(tablet).contains(c.tabletServer(0).uuid())
+            .contains(superblock.toString());
+      });
+    }
+  }
+}
