@@ -13,10 +13,6 @@ import io.nyala.common.fault.CrashPoints;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import io.nyala.tserver.tablet.StoreCrashPoints;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -28,8 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -129,16 +123,7 @@ class CrashDuringFlushIT {
 
   /** A gauge or counter of the victim; -1 if it does not answer or has no such series. */
   private static double metric(MiniCluster cluster, String name) {
-    try {
-      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create(cluster.tabletServer(VICTIM).webUrl() + "/metrics"))
-          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-      Matcher m = Pattern.compile("(?m)^" + name + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
-          .matcher(r.body());
-      return m.find() ? Double.parseDouble(m.group(1)) : -1;
-    } catch (Exception e) {
-      return -1;
-    }
+    return ServerMetrics.value(cluster.tabletServer(VICTIM), name);
   }
 
   private static void write(NyalaClient client, NyalaTable table, AtomicLong nextKey,

@@ -9,6 +9,7 @@ import io.nyala.client.NyalaTable;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.ProcessMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Re-replication never deletes its own joiner (docs/data-safety.md, "Re-replication"): RF 3 on
  * 4 tablet servers, tablet copies slowed to 15 s (longer than the master's default admin call
- * deadline), one replica's server stopped for good (in-process, as dead as a kill), and the
+ * deadline), one replica's server killed (SIGKILL: every server is a process), and the
  * master restarted while the joiner copies: a master that forgot its move, as one that gave up
  * on it, sees the joiner report a tablet its catalog does not assign there. The tablet gets
  * back to 3 live voters and not one DeleteTablet reaches the joining server.
@@ -31,7 +32,8 @@ class SlowJoinerIT {
 
   @Test
   void slowCopyJoinerIsKeptAndTheTabletReturnsToThreeLiveVoters() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(4)
+    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
+            .numMasters(1).numTabletServers(4)
             .masterFlag("--tserver_unresponsive_timeout_ms=2000")
             .masterFlag("--heartbeat_interval_ms=200")
             .masterFlag("--rereplication_retry_ms=2000")
@@ -63,7 +65,7 @@ class SlowJoinerIT {
       String joinerUuid = cluster.tabletServer(joiner).uuid();
       String victimUuid = cluster.tabletServer(victim).uuid();
 
-      cluster.stopTabletServer(victim); // in-process: as dead to the master as a kill
+      cluster.killTabletServer(victim);
       final int joinerIndex = joiner;
       await("the joiner copying").atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(100))
@@ -91,7 +93,8 @@ class SlowJoinerIT {
     }
   }
 
-  private static long deletesOn(MiniCluster cluster, int index) {
-    return cluster.tabletServerObject(index).metrics().value("delete_tablet_requests_total");
+  /** DeleteTablet calls the server received; -1 while its metrics do not answer. */
+  private static double deletesOn(MiniCluster cluster, int index) {
+    return ServerMetrics.value(cluster.tabletServer(index), "delete_tablet_requests_total");
   }
 }
