@@ -2,9 +2,6 @@ package io.nyala.minicluster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,21 +19,13 @@ class LocalClusterCommandTest {
 
   @Test
   void aBadBindFlagInProcessesModeIsOneLine() {
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    CliRun run;
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      run = CliRun.nyala("local-cluster", "--processes", "--masters=1", "--tservers=1",
-          "--data-dir=" + dir, "--tserver-flag=--rpc_bind_addresses=127.0.0.1:notaport");
-    } finally {
-      System.setErr(oldErr);
-    }
+    CliRun run = CliRun.nyala("local-cluster", "--processes", "--masters=1", "--tservers=1",
+        "--data-dir=" + dir, "--tserver-flag=--rpc_bind_addresses=127.0.0.1:notaport");
     assertThat(run.status()).isNotZero();
-    List<String> lines = err.toString(StandardCharsets.UTF_8).lines()
+    List<String> lines = run.err().lines()
         .filter(l -> l.startsWith("error: ")).toList();
     assertThat(lines).singleElement().satisfies(l -> assertThat(l)
         .contains("exited during start").contains("127.0.0.1:notaport"));
-    assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("\tat ");
+    assertThat(run.err()).doesNotContain("\tat ");
   }
 }
