@@ -155,12 +155,13 @@ public final class ReReplicator {
   }
 
   /**
-   * A replica to replace: on a dead tserver, or reported FAILED (damaged on disk, see
+   * A replica to replace: on a dead tserver (one that stopped heartbeating, or never did to this
+   * leader within the unresponsive timeout), or reported FAILED (damaged on disk, see
    * docs/data-safety.md, "Damage is contained"); the latter is deleted once the committed
    * configuration no longer lists it.
    */
   private boolean toReplace(String tabletId, String tsUuid, Set<String> dead) {
-    if (dead.contains(tsUuid)) {
+    if (dead.contains(tsUuid) || tsManager.isSilentSinceLeadership(tsUuid)) {
       return true;
     }
     ReplicaReports.ReplicaState r = reports.replica(tabletId, tsUuid);

@@ -26,10 +26,13 @@ public final class TSManager {
   private final Map<String, TSDescriptor> byUuid = new ConcurrentHashMap<>();
   /** Bumped when this master becomes leader: every tserver then owes a full tablet report. */
   private final AtomicLong epoch = new AtomicLong();
+  /** When this master last became leader (or was created), on {@link #nanoClock}. */
+  private volatile long listeningSinceNanos;
 
   public TSManager(LongSupplier nanoClock, long unresponsiveTimeoutMs) {
     this.nanoClock = nanoClock;
     this.unresponsiveNanos = TimeUnit.MILLISECONDS.toNanos(unresponsiveTimeoutMs);
+    this.listeningSinceNanos = nanoClock.getAsLong();
   }
 
   /** Registers or refreshes a tserver; returns its descriptor. */
@@ -66,7 +69,20 @@ public final class TSManager {
    */
   public void onBecomeLeader() {
     epoch.incrementAndGet();
-    resetLivenessClocks(nanoClock.getAsLong());
+    long now = nanoClock.getAsLong();
+    listeningSinceNanos = now;
+    resetLivenessClocks(now);
+  }
+
+  /**
+   * Whether {@code uuid}, which the catalog names (e.g. as a replica's server) but which has not
+   * heartbeated to this master, counts as dead: once this leadership has listened for the whole
+   * unresponsive timeout. A tserver that died while no master was leading, or before a new
+   * leader was elected, otherwise never registers and so is never found dead.
+   */
+  public boolean isSilentSinceLeadership(String uuid) {
+    return !byUuid.containsKey(uuid)
+        && nanoClock.getAsLong() - listeningSinceNanos > unresponsiveNanos;
   }
 
   /**

@@ -60,6 +60,21 @@ class TSManagerTest {
   }
 
   @Test
+  void aTserverThatNeverHeartbeatsToThisLeaderIsDeadAfterTheTimeout() {
+    advanceMs(60_000); // silence before the election does not count
+    ts.onBecomeLeader();
+    ts.heartbeat(reg("a", 1), 0);
+    advanceMs(3000);
+    assertThat(ts.isSilentSinceLeadership("gone")).as("exactly at the timeout").isFalse();
+    advanceMs(1);
+    assertThat(ts.isSilentSinceLeadership("gone"))
+        .as("died before this master led: it never registers, and must still count as dead")
+        .isTrue();
+    assertThat(ts.isSilentSinceLeadership("a")).as("a registered one goes by its heartbeats")
+        .isFalse();
+  }
+
+  @Test
   void resetLivenessClocksStartsEveryClockAtTheGivenTime() {
     TSDescriptor a = ts.heartbeat(reg("a", 1), 0);
     ts.fullReportReceived(a);
