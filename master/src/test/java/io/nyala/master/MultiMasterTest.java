@@ -91,6 +91,8 @@ class MultiMasterTest {
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
         CreateTableResponsePB r = f.stub(follower).createTable(Tables.create("t", 1, 1));
         assertThat(r.getError().getCode()).isEqualTo(StatusCodePB.NOT_LEADER);
+        // Until it knows, the hint is empty: an assertion (retried), not a parse error.
+        assertThat(r.getError().getLeaderRpcAddress().getHost()).as("a leader hint").isNotEmpty();
         assertThat(HostPort.fromPb(r.getError().getLeaderRpcAddress()))
             .isEqualTo(f.rpcAddress(leader));
         assertThat(r.getError().getLeaderUuid()).isEqualTo(f.master(leader).uuid());
