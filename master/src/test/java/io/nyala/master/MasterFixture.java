@@ -4,9 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.nyala.common.net.TestPorts;
 import io.nyala.common.proto.master.MasterServiceGrpc;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,12 +40,9 @@ final class MasterFixture implements AutoCloseable {
     return f;
   }
 
+  /** See {@link TestPorts}: never from the ephemeral range. */
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return TestPorts.freePort();
   }
 
   MasterOptions options() {

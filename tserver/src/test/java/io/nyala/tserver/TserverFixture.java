@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.net.TestPorts;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.NewScanRequestPB;
@@ -22,8 +23,6 @@ import io.nyala.common.rpc.Channels;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,12 +36,9 @@ final class TserverFixture implements AutoCloseable {
 
   private final Channels channels = new Channels();
 
+  /** See {@link TestPorts}: never from the ephemeral range. */
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return TestPorts.freePort();
   }
 
   static TserverOptions options(Path dir, int raftPort) {

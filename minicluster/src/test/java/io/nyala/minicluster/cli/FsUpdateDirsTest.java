@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nyala.common.fs.ServerFs;
+import io.nyala.common.net.TestPorts;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.TserverOptions;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,9 +32,7 @@ class FsUpdateDirsTest {
     o.fsWalDir = dir.resolve("wal").toString();
     o.fsDataDirs = java.util.Arrays.stream(dataDirs).map(Path::toString).toList();
     o.rpcBindAddresses = "127.0.0.1:0";
-    try (ServerSocket s = new ServerSocket(0)) {
-      o.raftBindAddress = "127.0.0.1:" + s.getLocalPort();
-    }
+    o.raftBindAddress = "127.0.0.1:" + TestPorts.freePort();
     o.webserverPort = -1;
     o.serverName = "ts-update-dirs";
     return o;
