@@ -13,7 +13,6 @@ import io.nyala.common.fs.AtomicFiles;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
-import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.minicluster.MiniCluster;
@@ -23,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -119,14 +117,8 @@ class CatalogLossIT {
 
   /** The tablets tablet server {@code index} lists (empty if it does not answer). */
   private static Set<String> hosted(TabletProbe probe, int index) {
-    Set<String> out = new HashSet<>();
-    try {
-      probe.tserver(index, 2000).listTablets(ListTabletsRequestPB.getDefaultInstance())
-          .getTabletsList().forEach(s -> out.add(s.getTabletId()));
-    } catch (RuntimeException e) {
-      // not answering: nothing listed
-    }
-    return out;
+    Set<String> out = probe.hosted(index);
+    return out == null ? Set.of() : out;
   }
 
   private static DeleteTabletResponsePB deleteAs(HostPort tserver, String tablet,

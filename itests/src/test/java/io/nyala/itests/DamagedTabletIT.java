@@ -7,7 +7,6 @@ import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
 import io.nyala.common.proto.master.TabletStatePB;
-import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.master.MasterServer;
 import io.nyala.master.catalog.ReplicaReports;
@@ -19,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -109,7 +107,7 @@ class DamagedTabletIT {
       rows.forEach((k, val) -> assertThat(val).isEqualTo(TestRows.expected(k)));
       await("the FAILED replica deleted, the healthy one kept").atMost(Duration.ofSeconds(20))
           .pollInterval(Duration.ofMillis(300)).until(() -> {
-            Set<String> hosted = hosted(probe, v);
+            Set<String> hosted = probe.hosted(v);
             return hosted != null && !hosted.contains(damaged) && hosted.contains(healthy);
           });
       assertThat(superblock).doesNotExist();
@@ -134,17 +132,6 @@ class DamagedTabletIT {
       }
     }
     return true;
-  }
-
-  private static Set<String> hosted(TabletProbe probe, int index) {
-    try {
-      Set<String> out = new HashSet<>();
-      probe.tserver(index, 2000).listTablets(ListTabletsRequestPB.getDefaultInstance())
-          .getTabletsList().forEach(s -> out.add(s.getTabletId()));
-      return out;
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   private static String get(String url) throws Exception {

@@ -10,7 +10,6 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
-import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.master.MasterServer;
 import io.nyala.minicluster.MiniCluster;
@@ -73,7 +72,7 @@ class ReReplicationIT {
       await("evicted replicas deleted on the returning server").atMost(Duration.ofMinutes(1))
           .pollInterval(Duration.ofMillis(500))
           .until(() -> {
-            Set<String> hosted = hosted(probe, VICTIM);
+            Set<String> hosted = probe.hosted(VICTIM);
             return hosted != null && held.stream().noneMatch(hosted::contains);
           });
     }
@@ -109,17 +108,5 @@ class ReReplicationIT {
       }
     }
     return true;
-  }
-
-  /** The tablets server {@code index} hosts, or null if it does not answer. */
-  private static Set<String> hosted(TabletProbe probe, int index) {
-    try {
-      Set<String> out = new HashSet<>();
-      probe.tserver(index, 2000).listTablets(ListTabletsRequestPB.getDefaultInstance())
-          .getTabletsList().forEach(s -> out.add(s.getTabletId()));
-      return out;
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 }

@@ -112,6 +112,18 @@ final class TabletProbe implements AutoCloseable {
     return best;
   }
 
+  /** The tablets server {@code index} hosts, or null if it does not answer. */
+  Set<String> hosted(int index) {
+    try {
+      Set<String> out = new HashSet<>();
+      tserver(index, 2000).listTablets(ListTabletsRequestPB.getDefaultInstance())
+          .getTabletsList().forEach(s -> out.add(s.getTabletId()));
+      return out;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
   /** Server {@code index}'s status of its replica of {@code tabletId}; null if unreachable. */
   ListTabletsResponsePB.StatusPB status(int index, String tabletId) {
     if (!cluster.tabletServer(index).running()) {
