@@ -7,6 +7,8 @@ import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
 import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
 import io.nyala.common.schema.Schema;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.SchemaChange;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;

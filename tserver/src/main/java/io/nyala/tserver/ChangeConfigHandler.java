@@ -15,6 +15,8 @@ import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.Channels;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -5,6 +5,8 @@ import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
 import org.apache.ratis.server.RaftServer;

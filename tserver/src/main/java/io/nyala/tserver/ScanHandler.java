@@ -12,6 +12,8 @@ import io.nyala.common.row.ColumnPredicate;
 import io.nyala.common.row.RowBlock;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.Scanner;
 import io.nyala.tserver.scan.ScannerManager;
 import io.nyala.tserver.tablet.ScanPage;

@@ -4,6 +4,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.web.Html;
+import io.nyala.tserver.replica.TabletReplica;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;

@@ -18,6 +18,8 @@ import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.file.FileBlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.CompactionPolicy;
 import io.nyala.tserver.tablet.CompactionResult;

@@ -29,6 +29,8 @@ import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeerId;

@@ -18,6 +18,8 @@ import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
+import io.nyala.tserver.replica.TabletManager;
+import io.nyala.tserver.replica.TabletReplica;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

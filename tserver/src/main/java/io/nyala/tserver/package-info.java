@@ -1,6 +1,6 @@
 /**
- * The tablet server: process wiring ({@link io.nyala.tserver.TabletServer}), flags, the tablet
- * lifecycle ({@link io.nyala.tserver.TabletManager}) and the RPC services. Storage lives in
- * {@code tablet}, the Raft glue in {@code consensus}; this package only routes requests to them.
+ * The tablet server: process wiring ({@link io.nyala.tserver.TabletServer}), flags and the RPC
+ * services. Replicas and their lifecycle live in {@code replica}, storage in {@code tablet}, the
+ * Raft glue in {@code consensus}; this package only routes requests to them.
  */
 package io.nyala.tserver;

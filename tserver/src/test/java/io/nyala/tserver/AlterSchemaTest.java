@@ -27,6 +27,7 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.TabletStore;
 import java.nio.file.Path;
 import java.util.ArrayList;

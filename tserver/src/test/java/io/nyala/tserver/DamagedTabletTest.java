@@ -15,6 +15,7 @@ import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;

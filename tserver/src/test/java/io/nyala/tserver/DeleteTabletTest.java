@@ -11,6 +11,8 @@ import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.consensus.RaftLogWorkers;
+import io.nyala.tserver.replica.DeleteTimings;
+import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -20,6 +20,7 @@ import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.replica.TabletManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

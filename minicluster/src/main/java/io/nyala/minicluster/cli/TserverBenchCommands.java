@@ -1,9 +1,9 @@
 package io.nyala.minicluster.cli;
 
-import io.nyala.tserver.DeleteTimings;
 import io.nyala.tserver.bench.DeleteTabletBench;
 import io.nyala.tserver.bench.WalAppendBench;
 import io.nyala.tserver.bench.WritePathAllocBench;
+import io.nyala.tserver.replica.DeleteTimings;
 import java.util.List;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

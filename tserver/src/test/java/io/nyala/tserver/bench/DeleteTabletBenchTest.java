@@ -2,7 +2,7 @@ package io.nyala.tserver.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nyala.tserver.DeleteTimings;
+import io.nyala.tserver.replica.DeleteTimings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.replica;
 
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.replica;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -99,7 +99,7 @@ public final class TabletManager {
    */
   private volatile boolean metadataMissingAtLoad;
   /** Next to the Raft dir: group dirs kept out of Ratis' sight (see {@link #quarantine}). */
-  static final String ORPHANED_RAFT_DIR = "raft-orphaned";
+  public static final String ORPHANED_RAFT_DIR = "raft-orphaned";
   /** {@code --orphan_block_gc_allow_mass_delete}. */
   private volatile boolean allowMassOrphanGc;
 
@@ -448,7 +448,7 @@ public final class TabletManager {
    * locks only the replica, never this manager (a delete holding it waits for that thread).
    * A version not newer than the persisted one, or a replica being deleted, is left alone.
    */
-  void schemaAltered(String tabletId, Schema schema, String newTableName) {
+  public void schemaAltered(String tabletId, Schema schema, String newTableName) {
     TabletReplica r = tablets.get(tabletId);
     if (r == null) {
       return;
@@ -520,7 +520,7 @@ public final class TabletManager {
    * leads with data it does not have. Every other replica keeps serving (docs/data-safety.md,
    * "Damage is contained"). Runs on any thread, Ratis's included: never waits.
    */
-  void replicaFailed(String tabletId, NyalaException why) {
+  public void replicaFailed(String tabletId, NyalaException why) {
     TabletReplica r = tablets.get(tabletId);
     if (r == null || !r.markFailed(why)) {
       return;
@@ -554,7 +554,7 @@ public final class TabletManager {
    * the division's apply thread while {@link #deleteTablet} holds this manager's monitor: it
    * must take no lock.
    */
-  void replicaClosed(String tabletId, RaftGroupMemberId member) {
+  public void replicaClosed(String tabletId, RaftGroupMemberId member) {
     TabletReplica r = tablets.get(tabletId);
     if (r != null
         && r.metadata().getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {

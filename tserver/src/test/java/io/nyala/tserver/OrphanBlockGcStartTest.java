@@ -10,6 +10,7 @@ import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
+import io.nyala.tserver.replica.TabletManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the blocks and reports them unless the operator allows it.
  */
 @Timeout(120)
-class OrphanBlockGcTest {
+class OrphanBlockGcStartTest {
   @TempDir Path dir;
   private final TserverFixture fx = new TserverFixture();
   private TabletServer ts;
@@ -113,13 +114,5 @@ class OrphanBlockGcTest {
         .isEqualTo(100);
     assertThat(ts.metrics().value("tablet_orphaned_blocks_kept_at_start", Map.of())).isZero();
     assertThat(fx.scanAll(ts, tablet, 1000)).hasSize(100);
-  }
-
-  @Test
-  void theShareIsMoreThanTenPercentAndMoreThanAFewBlocks() {
-    assertThat(OrphanBlockGc.isMass(32, 32)).isFalse();
-    assertThat(OrphanBlockGc.isMass(33, 100)).isTrue();
-    assertThat(OrphanBlockGc.isMass(33, 330)).isFalse();
-    assertThat(OrphanBlockGc.isMass(34, 330)).isTrue();
   }
 }

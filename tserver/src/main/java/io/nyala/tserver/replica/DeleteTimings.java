@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.replica;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
