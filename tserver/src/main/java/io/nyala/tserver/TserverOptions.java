@@ -83,6 +83,13 @@ public class TserverOptions extends ServerOptions {
           + "Default: ${DEFAULT-VALUE}.")
   public boolean enableMaintenanceManager = true;
 
+  @Option(names = "--tablet_hibernate_after_ms", defaultValue = "30000",
+      description = "A replica whose leader saw no write, scan, alter, copy or configuration "
+          + "change for this long (ms), and whose group is caught up and flushed, is "
+          + "hibernated: its Raft group closes and costs no thread until something needs it "
+          + "(docs/dense-nodes.md). 0 = never hibernate. Default: ${DEFAULT-VALUE}.")
+  public long tabletHibernateAfterMs = 30000;
+
   @Option(names = "--tablet_copy_session_ttl_ms", defaultValue = "60000",
       description = "A tablet copy session served by this server and idle this long (ms) is "
           + "expired, releasing the image and the Raft log it pins. Default: ${DEFAULT-VALUE}.")
