@@ -253,11 +253,8 @@ public final class ReplicaHibernator {
    * opened goes FAILED.
    */
   void wake(TabletReplica r) {
-    synchronized (r) {
-      if (r.state() != ReplicaState.HIBERNATED) {
-        return;
-      }
-      r.transition(ReplicaState.OPENING);
+    if (!r.claimWake()) {
+      return;
     }
     long start = System.nanoTime();
     TabletMetadataPB m = r.metadata();
