@@ -59,6 +59,9 @@ class ThreadBudgetTest {
             assertThat(c.total()).as("threads with %d replicas", ADDED + 1)
                 .isLessThanOrEqualTo(BASE + PER_REPLICA * (ADDED + 1));
           });
+      // /metrics shows the same count (the whole JVM): at least the 4 threads of each division.
+      assertThat(ts.metrics().value("process_threads"))
+          .isGreaterThanOrEqualTo(4L * (ADDED + 1));
     } finally {
       System.out.printf("threads with 1 and %d awake RF-1 replicas:%n%s", ADDED + 1,
           many.get() == null ? one.histogram(one) : many.get().histogram(one));
