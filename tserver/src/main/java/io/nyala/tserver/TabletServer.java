@@ -121,7 +121,6 @@ public class TabletServer extends ServerBase {
     buildRaftServer(tabletManager.registry(), null, RaftStorage.StartupOption.RECOVER);
     startRaft();
     tabletManager.start(raftServer);
-    startHibernation();
 
     scanners = new ScannerManager(topts.scannerTtlMs);
     onClose(scanners);
@@ -134,6 +133,7 @@ public class TabletServer extends ServerBase {
     long sweepMs = Math.max(50, Math.min(5000,
         Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+    startHibernation(maintenance);
 
     if (!topts.enableMaintenanceManager) {
       LOG.warn("--enable_maintenance_manager=false: tablets flush only when asked and never "
@@ -170,12 +170,15 @@ public class TabletServer extends ServerBase {
   }
 
   /**
-   * Hibernation of idle replicas and their wake on demand (docs/dense-nodes.md): rounds run on
-   * a small pool, a pass looks at every replica once a second (at most).
+   * Hibernation of idle replicas and their wake on demand (docs/dense-nodes.md): a pass looks
+   * at every replica once a second (at most) on the maintenance pool; rounds, which wait for
+   * followers' answers, run on a pool of their own.
    */
-  private void startHibernation() {
-    ExecutorService rounds = Executors.newFixedThreadPool(2,
-        LogContext.threadFactory(name, "hibernation"));
+  private void startHibernation(ScheduledExecutorService maintenance) {
+    // Its threads go when idle: a server whose replicas are all cold or all busy keeps none.
+    ThreadPoolExecutor rounds = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "hibernation"));
+    rounds.allowCoreThreadTimeOut(true);
     onClose(rounds::shutdownNow);
     long retryWindowMs = RaftServerConfigKeys.RetryCache.expiryTime(raftServer.getProperties())
         .toLong(TimeUnit.MILLISECONDS);
@@ -185,11 +188,13 @@ public class TabletServer extends ServerBase {
     if (topts.tabletHibernateAfterMs <= 0) {
       LOG.info("--tablet_hibernate_after_ms=0: replicas never hibernate (cold ones still wake)");
     }
+    MetricRegistry.Histogram wakeLatency = metrics.histogram("tablet_wake_latency_seconds",
+        "Time to wake a hibernated replica here: from the first request that needed it to its "
+            + "Raft group open (the election follows)",
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5);
+    hibernator.onWake(ms -> wakeLatency.observe(ms / 1000.0));
     long passMs = Math.max(100, Math.min(1000, topts.tabletHibernateAfterMs / 4));
-    ScheduledExecutorService passes = Executors.newSingleThreadScheduledExecutor(
-        LogContext.threadFactory(name, "hibernation-pass"));
-    onClose(passes::shutdownNow);
-    passes.scheduleWithFixedDelay(() -> {
+    maintenance.scheduleWithFixedDelay(() -> {
       try {
         hibernator.pass();
       } catch (RuntimeException e) {

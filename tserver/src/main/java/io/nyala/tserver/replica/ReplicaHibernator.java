@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftPeer;
@@ -47,7 +47,7 @@ public final class ReplicaHibernator {
   private final long afterNanos;
   private final long retryWindowNanos;
   private final Predicate<String> busy;
-  private final ExecutorService rounds;
+  private final Executor rounds;
   private final ReplicaHealer healer;
   private final Set<String> roundsRunning = ConcurrentHashMap.newKeySet();
   private final AtomicLong hibernations = new AtomicLong();
@@ -63,7 +63,7 @@ public final class ReplicaHibernator {
    * @param busy tablets with open scanners or copy sessions (they hold the store open)
    */
   public ReplicaHibernator(TabletManager tablets, String selfUuid, PeerChannel channel,
-      long afterMs, long retryWindowMs, Predicate<String> busy, ExecutorService rounds) {
+      long afterMs, long retryWindowMs, Predicate<String> busy, Executor rounds) {
     this.tablets = tablets;
     this.selfUuid = selfUuid;
     this.channel = channel;
