@@ -100,7 +100,10 @@ public final class CatalogManager {
       leaderReadyHook.run();
     });
     this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
-        settings.tabletCreationRetryMs());
+        settings.tabletCreationRetryMs(), uuid -> {
+          TSDescriptor d = tsManager.get(uuid);
+          return d != null && tsManager.isLive(d);
+        });
     this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
         tsManager);
   }

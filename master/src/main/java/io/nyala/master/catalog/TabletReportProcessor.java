@@ -49,7 +49,7 @@ final class TabletReportProcessor {
 
   TabletReportProcessor(SysCatalog catalog, ReplicaReports reports, TabletCreator creator,
       TSAdminClient admin, TSManager tsManager) {
-    this.configs = new ConfigReconciler(catalog, tsManager);
+    this.configs = new ConfigReconciler(catalog, tsManager, reports);
     this.catalog = catalog;
     this.reports = reports;
     this.creator = creator;
