@@ -172,10 +172,10 @@ class WriteTest {
     tablet.setNoLeaderInMaster(true);
     tablet.setLeader(tablet.replicas().get(1));
     FakeTabletServer woken = tablet.replicas().get(0);
-    woken.onNextWrite((ts, req) -> error(NyalaException.unavailable(
-        "tablet %s: waking its group, no leader yet", tablet.id())));
-    woken.onNextWrite((ts, req) -> error(NyalaException.unavailable(
-        "tablet %s: waking its group, no leader yet", tablet.id())));
+    for (int i = 0; i < 2; i++) {
+      woken.onNextWrite((ts, req) -> error(NyalaException.unavailable(
+          "tablet %s: waking its group, no leader yet", tablet.id())));
+    }
 
     OperationResponse r = f.client.newSession().apply(insert(t, 1, "a"));
 

@@ -12,10 +12,17 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.ListTablesResponsePB;
+import io.nyala.common.proto.master.TSInfoPB;
+import io.nyala.common.proto.master.TabletLocationsPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,5 +83,27 @@ class ClusterKsckTest {
             .contains(superblock.toString());
       });
     }
+  }
+
+  /** A tablet whose replicas all hibernate (docs/dense-nodes.md) is healthy with no leader. */
+  @Test
+  void aTabletWhoseReplicasAllHibernateIsHealthyWithoutALeaderButNotOneHalfAwake() {
+    ListTablesResponsePB.TableInfo table = ListTablesResponsePB.TableInfo.newBuilder()
+        .setName("cold").setNumReplicas(3).build();
+    TabletLocationsPB.Builder tl = TabletLocationsPB.newBuilder().setTabletId("t1");
+    Map<String, Map<String, ListTabletsResponsePB.StatusPB>> hosted = new HashMap<>();
+    for (String uuid : List.of("a", "b", "c")) {
+      tl.addReplicas(TabletLocationsPB.ReplicaPB.newBuilder()
+          .setTsInfo(TSInfoPB.newBuilder().setUuid(uuid)).setRole(RaftRolePB.FOLLOWER));
+      hosted.put(uuid, new HashMap<>(Map.of("t1", ListTabletsResponsePB.StatusPB.newBuilder()
+          .setTabletId("t1").setState("HIBERNATED").build())));
+    }
+
+    assertThat(ClusterKsck.checkTablet(table, tl.build(), hosted, Map.of())).isTrue();
+
+    hosted.get("a").put("t1", ListTabletsResponsePB.StatusPB.newBuilder().setTabletId("t1")
+        .setState("RUNNING").setRole(RaftRolePB.FOLLOWER).build());
+    assertThat(ClusterKsck.checkTablet(table, tl.build(), hosted, Map.of()))
+        .as("a woken replica with no leader yet").isFalse();
   }
 }
