@@ -5,10 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.ListTabletServersRequestPB;
 import io.nyala.common.proto.master.ListTabletServersResponsePB;
 import io.nyala.common.proto.master.TabletLocationsPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletStatePB;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -63,6 +65,31 @@ class HibernatedTabletTest extends LocationsTestBase {
     assertThat(leaderOf(locate("cold").getTabletLocations(0))).isEmpty();
     setLeader(tablet.getTabletId(), peers.get(1), 2);
     assertThat(leaderOf(locate("cold").getTabletLocations(0))).isEqualTo(peers.get(1));
+  }
+
+  /**
+   * A master that was away through a table's creation and its idle period hears of its tablets
+   * only as HIBERNATED: that proves the group came up (a leader hibernated it).
+   */
+  @Test
+  void aCreatingTabletFirstReportedHibernatedIsRunning() throws Exception {
+    m = MasterFixture.start(dir);
+    for (int i = 0; i < 3; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      tservers.add(ts);
+      ts.register(m.stub());
+    }
+    String id = m.stub().createTable(Tables.create("late", 1, 3)).getTableId();
+    tablet = tabletsOf(id).get(0);
+    peers = tablet.getReplicasList().stream().map(RaftPeerPB::getUuid).toList();
+
+    hibernate(3, peers, 2);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> tabletsOf(id).get(0).getState()
+        == SysTabletStatePB.SYS_TABLET_RUNNING);
+    assertThat(m.stub().isCreateTableDone(IsCreateTableDoneRequestPB.newBuilder()
+        .setTable(Tables.byName("late")).build()).getDone()).isTrue();
+    assertThat(leaderOf(locate("late").getTabletLocations(0))).isEmpty();
   }
 
   @Test

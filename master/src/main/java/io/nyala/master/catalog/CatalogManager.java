@@ -285,7 +285,7 @@ public final class CatalogManager {
 
   private boolean isDone(List<SysTabletEntryPB> tablets) {
     return tablets.stream().allMatch(t -> t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING
-        || reports.leader(t.getTabletId()) != null);
+        || reports.leader(t.getTabletId()) != null || reports.isHibernated(t.getTabletId()));
   }
 
   public void deleteTable(TableIdentifierPB ident) {

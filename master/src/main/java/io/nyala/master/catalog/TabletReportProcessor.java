@@ -85,8 +85,8 @@ final class TabletReportProcessor {
         continue;
       }
       ReplicaReports.Leader leader = reports.update(uuid, r);
-      if (leader != null && k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
-        creator.markRunning(k.tablet(), leader);
+      if (k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
+        creator.promoteIfUp(k.tablet());
       }
       configs.reconcile(k.tablet(), uuid, r, leader);
     }
