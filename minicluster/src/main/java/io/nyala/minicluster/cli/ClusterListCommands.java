@@ -76,8 +76,8 @@ final class ClusterListCommands {
   /** Asks the leader master (found as a client finds it) for its view of the tablet servers. */
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = {"Lists the tablet servers as the leader master sees them: uuid, addresses, "
-          + "live or dead with the seconds since the last heartbeat, tablets reported and "
-          + "replicas placed."})
+          + "live or dead with the seconds since the last heartbeat, tablets reported, "
+          + "replicas placed, and of those reported how many are awake and hibernated."})
   static final class TserverList implements Callable<Integer> {
     private static final String TS_ROW =
         "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s%n";
