@@ -85,6 +85,26 @@ class ClusterKsckTest {
     }
   }
 
+  /** Real hibernated tablets: every replica HIBERNATED, no NO LEADER row, exit 0. */
+  @Test
+  void aClusterWhoseTabletsAllHibernateIsHealthy() throws Exception {
+    try (MiniCluster c = MiniCluster.builder().numMasters(1).numTabletServers(3)
+            .dataRoot(dir.resolve("c")).tserverFlag("--heartbeat_interval_ms=300")
+            .tserverFlag("--tablet_hibernate_after_ms=300").build();
+        NyalaClient client = c.newClient()) {
+      client.createTable("cold", SCHEMA, new CreateTableOptions()
+          .addHashPartitions(List.of("id"), 2).setNumReplicas(3));
+      String masters = c.masterAddresses();
+
+      await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
+        CliRun run = CliRun.nyala("cluster", "ksck", "--masters", masters);
+        assertThat(run.status()).as(run.out()).isZero();
+        assertThat(run.out()).contains("2 tablets, 0 not healthy").doesNotContain("NO LEADER");
+        assertThat(run.out().lines().filter(l -> l.contains(" HIBERNATED "))).hasSize(6);
+      });
+    }
+  }
+
   /** A tablet whose replicas all hibernate (docs/dense-nodes.md) is healthy with no leader. */
   @Test
   void aTabletWhoseReplicasAllHibernateIsHealthyWithoutALeaderButNotOneHalfAwake() {
