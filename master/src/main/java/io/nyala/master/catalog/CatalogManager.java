@@ -100,10 +100,7 @@ public final class CatalogManager {
       leaderReadyHook.run();
     });
     this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
-        settings.tabletCreationRetryMs(), uuid -> {
-          TSDescriptor d = tsManager.get(uuid);
-          return d != null && tsManager.isLive(d);
-        });
+        settings.tabletCreationRetryMs(), tsManager::isLive);
     this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
         tsManager);
   }
