@@ -22,7 +22,9 @@ import java.util.function.Predicate;
  * HIBERNATED, or every reported replica of it is, the leader is forgotten and the tablet is
  * cold at the term its group closed at. While cold only a leader of a higher term is taken (a
  * woken group always elects at a higher term), so a late report from before the hibernation
- * cannot bring the old leader back.
+ * cannot bring the old leader back; the one exception is a replica that itself says it leads at
+ * that term without having reported HIBERNATED at it (a round abandoned after some followers
+ * closed, which a new master may have heard of first).
  */
 public final class ReplicaReports {
   /**
@@ -85,7 +87,7 @@ public final class ReplicaReports {
   /** Records one reported replica; returns the tablet's leader afterwards (or null). */
   public Leader update(String tsUuid, ReportedTabletPB r) {
     String tabletId = r.getTabletId();
-    replicas.computeIfAbsent(tabletId, k -> new ConcurrentHashMap<>())
+    ReplicaState prev = replicas.computeIfAbsent(tabletId, k -> new ConcurrentHashMap<>())
         .put(tsUuid, stateOf(r));
     if (r.getState() == TabletStatePB.HIBERNATED) {
       return hibernated(tabletId, tsUuid, r.getTerm());
@@ -94,19 +96,27 @@ public final class ReplicaReports {
     if (leaderUuid.isEmpty()) {
       return leader(tabletId);
     }
+    // A replica that never closed at this term and says it leads: its group's hibernation was
+    // abandoned (a follower that had closed is woken back under the same leader and term).
+    boolean neverClosed = r.getRole() == RaftRolePB.LEADER && (prev == null
+        || prev.state() != TabletStatePB.HIBERNATED || prev.term() < r.getTerm());
     Lead reported = new Lead(leaderUuid, r.getTerm());
     Lead before = leaders.get(tabletId);
-    Lead after = leaders.merge(tabletId, reported, ReplicaReports::newer);
+    Lead after = leaders.merge(tabletId, reported, (old1, neu) -> newer(old1, neu, neverClosed));
     if (before == null || !Objects.equals(before.uuid(), after.uuid())) {
       leaderChanged.accept(tabletId);
     }
     return after.leader();
   }
 
-  /** The later of two leaderships: a higher term, or a leader over cold at the same term. */
-  private static Lead newer(Lead old, Lead neu) {
+  /**
+   * The later of two leaderships: a higher term wins. Over cold at the same term only a leader
+   * that says so itself and {@code neverClosed} wins; anyone else's word at that term may be a
+   * report from before the hibernation, processed late.
+   */
+  private static Lead newer(Lead old, Lead neu, boolean neverClosed) {
     if (old.cold()) {
-      return neu.term() > old.term() ? neu : old;
+      return neu.term() > old.term() || neu.term() == old.term() && neverClosed ? neu : old;
     }
     return neu.term() >= old.term() ? neu : old;
   }

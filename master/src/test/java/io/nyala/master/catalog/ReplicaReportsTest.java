@@ -95,6 +95,24 @@ class ReplicaReportsTest {
     assertThat(changed).containsExactly(T);
   }
 
+  /**
+   * A new master hears first of a follower that closed in a round the leader then abandoned
+   * (the follower is woken back under the same leader and term): the leader's own report at
+   * that term is taken, a follower's word for it is not.
+   */
+  @Test
+  void aLeaderWhoseHibernationWasAbandonedIsTakenAtTheSameTerm() {
+    reports.update("b", hibernated(4));
+    assertThat(reports.isHibernated(T)).isTrue();
+
+    assertThat(reports.update("c", follower("a", 4))).isNull();
+    assertThat(reports.update("a", leader(4))).isEqualTo(new ReplicaReports.Leader("a", 4));
+
+    assertThat(reports.isHibernated(T)).isFalse();
+    reports.update("b", follower("a", 4));
+    assertThat(reports.leader(T)).isEqualTo(new ReplicaReports.Leader("a", 4));
+  }
+
   @Test
   void aLeaderOfAHigherTermAfterTheWakeIsTheLeaderAgain() {
     awake();
