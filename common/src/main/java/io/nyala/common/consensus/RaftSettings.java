@@ -35,11 +35,14 @@ public final class RaftSettings {
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(electionMinMs, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(electionMaxMs, TimeUnit.MILLISECONDS));
     // A group's first election need not wait a whole timeout: nothing can be leading yet after
-    // a start or a create, and a quick leader makes cluster starts and restarts fast.
+    // a create or a wake from hibernation, and a quick leader makes starts fast. The wait
+    // dominates the first write to a cold tablet (docs/dense-nodes.md, "Wake"): at 200-500 ms
+    // it took 340 ms at the median, at 30-100 ms 110 ms. Pre-vote (Ratis' default) keeps a
+    // restarted follower that fires early from disturbing a group that still has a leader.
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p,
-        TimeDuration.valueOf(Math.max(50, electionMinMs / 5), TimeUnit.MILLISECONDS));
+        TimeDuration.valueOf(Math.max(30, electionMinMs / 30), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p,
-        TimeDuration.valueOf(Math.max(100, electionMinMs / 2), TimeUnit.MILLISECONDS));
+        TimeDuration.valueOf(Math.max(100, electionMinMs / 10), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
 
     // Density: small buffers and caches per division.
