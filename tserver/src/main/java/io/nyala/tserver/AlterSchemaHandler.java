@@ -32,7 +32,12 @@ final class AlterSchemaHandler {
   }
 
   CompletableFuture<AlterSchemaResponsePB> alter(AlterSchemaRequestPB req) {
-    TabletReplica replica = tablets.get(req.getTabletId());
+    TabletReplica replica = tablets.use(req.getTabletId(), true, CallerDeadline.nanos());
+    return replica.serve(() -> alter(replica, req));
+  }
+
+  private CompletableFuture<AlterSchemaResponsePB> alter(TabletReplica replica,
+      AlterSchemaRequestPB req) {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     if (!req.hasSchema()) {

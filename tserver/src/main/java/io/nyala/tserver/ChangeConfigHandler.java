@@ -56,7 +56,12 @@ final class ChangeConfigHandler {
   }
 
   CompletableFuture<ChangeConfigResponsePB> change(ChangeConfigRequestPB req) {
-    TabletReplica replica = tablets.get(req.getTabletId());
+    TabletReplica replica = tablets.use(req.getTabletId(), false, CallerDeadline.nanos());
+    return replica.serve(() -> change(replica, req));
+  }
+
+  private CompletableFuture<ChangeConfigResponsePB> change(TabletReplica replica,
+      ChangeConfigRequestPB req) {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     RaftServer.Division d = replica.division(server);

@@ -71,8 +71,13 @@ final class ScanHandler {
   }
 
   private CompletableFuture<ScanResponsePB> openScan(ScanRequestPB req) {
+    TabletReplica replica = tablets.use(req.getNewScanRequest().getTabletId(), false,
+        CallerDeadline.nanos());
+    return replica.serve(() -> openScan(replica, req));
+  }
+
+  private CompletableFuture<ScanResponsePB> openScan(TabletReplica replica, ScanRequestPB req) {
     NewScanRequestPB n = req.getNewScanRequest();
-    TabletReplica replica = tablets.get(n.getTabletId());
     RaftServer server = raft.get();
     replica.checkLeader(server);
     TabletStateMachine sm = replica.stateMachine();

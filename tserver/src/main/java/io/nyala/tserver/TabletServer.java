@@ -18,6 +18,8 @@ import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.file.FileBlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
+import io.nyala.tserver.replica.ReplicaHibernator;
+import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.BlockTabletStore;
@@ -61,7 +63,11 @@ public class TabletServer extends ServerBase {
   public static final int DEFAULT_RAFT_PORT = 7060;
   public static final int DEFAULT_WEB_PORT = 8050;
 
+  /** How long opening a copy session may wait for a hibernated source to wake. */
+  private static final long COPY_WAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private final TserverOptions topts;
+  private ReplicaHibernator hibernator;
   private TabletManager tabletManager;
   private ScannerManager scanners;
   private CopySessions copySessions;
@@ -110,6 +116,7 @@ public class TabletServer extends ServerBase {
     buildRaftServer(tabletManager.registry(), null, RaftStorage.StartupOption.RECOVER);
     startRaft();
     tabletManager.start(raftServer);
+    startHibernation();
 
     scanners = new ScannerManager(topts.scannerTtlMs);
     onClose(scanners);
@@ -146,13 +153,42 @@ public class TabletServer extends ServerBase {
             .withAliasedWrites(),
         new TabletServerServices.Admin(tabletManager, () -> raftServer, channels, clusterGuard,
             new DeleteTabletHandler(tabletManager, () -> raftServer, scanners, copySessions,
-                clusterGuard, uuid(), metrics)),
+                clusterGuard, uuid(), metrics), hibernator),
         new TabletCopyService(copySessions)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
         uuid(), rpcAddress(), raftAddress(), httpAddress());
+  }
+
+  /**
+   * Hibernation of idle replicas and their wake on demand (docs/dense-nodes.md): rounds run on
+   * a small pool, a pass looks at every replica once a second (at most).
+   */
+  private void startHibernation() {
+    ExecutorService rounds = Executors.newFixedThreadPool(2,
+        LogContext.threadFactory(name, "hibernation"));
+    onClose(rounds::shutdownNow);
+    long retryWindowMs = RaftServerConfigKeys.RetryCache.expiryTime(raftServer.getProperties())
+        .toLong(TimeUnit.MILLISECONDS);
+    hibernator = new ReplicaHibernator(tabletManager, uuid(),
+        new GrpcPeerChannel(channels, clusterGuard), topts.tabletHibernateAfterMs, retryWindowMs,
+        id -> scanners.hasScanners(id) || copySessions.hasSessions(id), rounds);
+    if (topts.tabletHibernateAfterMs <= 0) {
+      LOG.info("--tablet_hibernate_after_ms=0: replicas never hibernate (cold ones still wake)");
+    }
+    long passMs = Math.max(100, Math.min(1000, topts.tabletHibernateAfterMs / 4));
+    ScheduledExecutorService passes = Executors.newSingleThreadScheduledExecutor(
+        LogContext.threadFactory(name, "hibernation-pass"));
+    onClose(passes::shutdownNow);
+    passes.scheduleWithFixedDelay(() -> {
+      try {
+        hibernator.pass();
+      } catch (RuntimeException e) {
+        LOG.warn("hibernation pass failed", e);
+      }
+    }, passMs, passMs, TimeUnit.MILLISECONDS);
   }
 
   /** Installs {@code --fault_crash_points} process-wide; leaves the process alone when empty. */
@@ -166,9 +202,14 @@ public class TabletServer extends ServerBase {
 
   /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */
   private void startTabletCopy() {
-    copySessions = new CopySessions(
-        tabletId -> tabletManager.get(tabletId).stateMachine().openCopyImage(),
-        topts.tabletCopySessionTtlMs, System::nanoTime);
+    copySessions = new CopySessions(tabletId -> {
+      TabletReplica r = tabletManager.use(tabletId, false, System.nanoTime() + COPY_WAKE_NANOS);
+      try {
+        return r.stateMachine().openCopyImage();
+      } finally {
+        r.exit();
+      }
+    }, topts.tabletCopySessionTtlMs, System::nanoTime);
     onClose(copySessions);
     ExecutorService copies = Executors.newFixedThreadPool(2,
         LogContext.threadFactory(name, "tablet-copy"));
@@ -243,6 +284,15 @@ public class TabletServer extends ServerBase {
 
   private void registerGauges() {
     metrics.gauge("tablets_total", "Tablet replicas hosted", () -> tabletManager.count());
+    for (ReplicaState st : ReplicaState.values()) {
+      metrics.gauge("tablet_replicas", "Tablet replicas hosted, by lifecycle state "
+          + "(docs/dense-nodes.md)", Map.of("state", st.name().toLowerCase(Locale.ROOT)),
+          () -> tabletManager.replicas().stream().filter(r -> r.state() == st).count());
+    }
+    metrics.gauge("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
+        () -> hibernator.hibernations());
+    metrics.gauge("tablet_wakes_total", "Hibernated replicas woken here",
+        () -> hibernator.wakes());
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
         tabletManager.replicas().stream().filter(this::isLeader).count());
     metrics.gauge("scanners_active", "Open scanners", () -> scanners.activeCount());

@@ -29,9 +29,15 @@ import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.Rpcs;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
+import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
+import io.nyala.common.proto.tserver.HibernateReplicaResponsePB;
+import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
+import io.nyala.common.proto.tserver.WakeReplicaResponsePB;
+import io.nyala.tserver.replica.ReplicaHibernator;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.ScannerManager;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -119,9 +125,11 @@ final class TabletServerServices {
     private final ChangeConfigHandler configs;
     private final DeleteTabletHandler deletes;
     private final ClusterIdGuard clusterGuard;
+    private final ReplicaHibernator hibernator;
 
     Admin(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
-        ClusterIdGuard clusterGuard, DeleteTabletHandler deletes) {
+        ClusterIdGuard clusterGuard, DeleteTabletHandler deletes, ReplicaHibernator hibernator) {
+      this.hibernator = hibernator;
       this.tablets = tablets;
       this.raft = raft;
       this.alters = new AlterSchemaHandler(tablets, raft);
@@ -142,6 +150,27 @@ final class TabletServerServices {
     }
 
     @Override
+    public void hibernateReplica(HibernateReplicaRequestPB req,
+        StreamObserver<HibernateReplicaResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "HibernateReplica of tablet "
+            + req.getTabletId());
+        hibernator.hibernate(req.getTabletId(), req.getTerm(), req.getIndex());
+        return HibernateReplicaResponsePB.getDefaultInstance();
+      }, e -> HibernateReplicaResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void wakeReplica(WakeReplicaRequestPB req, StreamObserver<WakeReplicaResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "WakeReplica of tablet "
+            + req.getTabletId());
+        hibernator.wakeRequested(req.getTabletId());
+        return WakeReplicaResponsePB.getDefaultInstance();
+      }, e -> WakeReplicaResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
     public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
       Rpcs.respondAsync(out, () -> {
         clusterGuard.checkCaller(req.getClusterId(), "AlterSchema of tablet "
@@ -155,19 +184,24 @@ final class TabletServerServices {
     public void transferLeadership(TransferLeadershipRequestPB req,
         StreamObserver<TransferLeadershipResponsePB> out) {
       Rpcs.respondAsync(out, () -> {
-        TabletReplica replica = tablets.get(req.getTabletId());
-        RaftServer server = raft.get();
-        RaftServer.Division d = replica.division(server);
-        RaftPeerId target = RaftIds.peerId(req.getNewLeaderUuid());
-        if (req.getNewLeaderUuid().isEmpty() || d.getRaftConf().getPeer(target) == null) {
-          throw NyalaException.notFound("tablet %s has no replica on tablet server '%s'",
-              req.getTabletId(), req.getNewLeaderUuid());
-        }
-        replica.checkLeader(server);
-        long timeout = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : DEFAULT_TRANSFER_TIMEOUT_MS;
-        return RaftCalls.transferLeadership(server, replica.groupId(), target, timeout)
-            .thenApply(v -> TransferLeadershipResponsePB.getDefaultInstance());
+        TabletReplica replica = tablets.use(req.getTabletId(), false, CallerDeadline.nanos());
+        return replica.serve(() -> transfer(replica, req));
       }, e -> TransferLeadershipResponsePB.newBuilder().setError(e).build());
+    }
+
+    private CompletableFuture<TransferLeadershipResponsePB> transfer(TabletReplica replica,
+        TransferLeadershipRequestPB req) {
+      RaftServer server = raft.get();
+      RaftServer.Division d = replica.division(server);
+      RaftPeerId target = RaftIds.peerId(req.getNewLeaderUuid());
+      if (req.getNewLeaderUuid().isEmpty() || d.getRaftConf().getPeer(target) == null) {
+        throw NyalaException.notFound("tablet %s has no replica on tablet server '%s'",
+            req.getTabletId(), req.getNewLeaderUuid());
+      }
+      replica.checkLeader(server);
+      long timeout = req.getTimeoutMs() > 0 ? req.getTimeoutMs() : DEFAULT_TRANSFER_TIMEOUT_MS;
+      return RaftCalls.transferLeadership(server, replica.groupId(), target, timeout)
+          .thenApply(v -> TransferLeadershipResponsePB.getDefaultInstance());
     }
 
     @Override

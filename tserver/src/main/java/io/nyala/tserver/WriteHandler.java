@@ -78,7 +78,11 @@ final class WriteHandler {
           "write request of %d bytes exceeds the limit of %d bytes (--max_write_request_bytes);"
               + " split the batch", size, maxRequestBytes);
     }
-    TabletReplica replica = tablets.get(req.getTabletId());
+    TabletReplica replica = tablets.use(req.getTabletId(), true, CallerDeadline.nanos());
+    return replica.serve(() -> write(replica, req));
+  }
+
+  private CompletableFuture<WriteResponsePB> write(TabletReplica replica, WriteRequestPB req) {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     Schema writeSchema = replica.writeSchemas().resolve(req.getSchema(), replica.schema());

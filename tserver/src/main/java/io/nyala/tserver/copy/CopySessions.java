@@ -62,6 +62,11 @@ public final class CopySessions implements AutoCloseable {
     this.nanoClock = nanoClock;
   }
 
+  /** Whether a session of the tablet is open (it holds the tablet's image). */
+  public boolean hasSessions(String tabletId) {
+    return sessions.values().stream().anyMatch(s -> s.tabletId.equals(tabletId));
+  }
+
   Session begin(String tabletId, String requestor) throws IOException {
     TabletImage image = opener.open(tabletId);
     byte[] raw = new byte[16];

@@ -100,6 +100,16 @@ public final class TabletManager {
   private volatile boolean metadataMissingAtLoad;
   /** Next to the Raft dir: group dirs kept out of Ratis' sight (see {@link #quarantine}). */
   public static final String ORPHANED_RAFT_DIR = "raft-orphaned";
+  /**
+   * Next to the Raft dir: the group dirs of hibernated replicas, where Ratis does not open them
+   * at start (docs/dense-nodes.md).
+   */
+  public static final String HIBERNATED_RAFT_DIR = "raft-hibernated";
+  /** Opens a hibernated replica's group again (set by the server; see {@link #use}). */
+  private volatile java.util.function.Consumer<TabletReplica> waker = r -> {
+    throw NyalaException.illegalState("tablet %s is hibernated and this server cannot wake it",
+        r.tabletId());
+  };
   /** {@code --orphan_block_gc_allow_mass_delete}. */
   private volatile boolean allowMassOrphanGc;
 
@@ -147,11 +157,14 @@ public final class TabletManager {
           LOG.info("finishing the deletion of tablet {}", meta.getTabletId());
           BlockTabletStore.destroy(env, blocks, superblockFile(meta.getTabletId()));
           AtomicFiles.deleteTree(groupDir(RaftIds.groupId(meta.getTabletId())));
+          AtomicFiles.deleteTree(coldGroupDir(RaftIds.groupId(meta.getTabletId())));
           Files.deleteIfExists(f);
           DurableDirs.sync(metaDir);
           continue;
         }
-        tablets.put(meta.getTabletId(), newReplicaOrFailed(meta, f));
+        TabletReplica r = newReplicaOrFailed(meta, f);
+        placeGroupDir(r);
+        tablets.put(meta.getTabletId(), r);
       }
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read tablet metadata in " + metaDir + ": "
@@ -286,8 +299,60 @@ public final class TabletManager {
     }
   }
 
-  private Path groupDir(RaftGroupId gid) {
+  Path groupDir(RaftGroupId gid) {
     return raftDir.resolve(gid.getUuid().toString());
+  }
+
+  /** Where a hibernated replica's group dir is kept. */
+  Path coldGroupDir(RaftGroupId gid) {
+    return raftDir.resolveSibling(HIBERNATED_RAFT_DIR).resolve(gid.getUuid().toString());
+  }
+
+  /**
+   * Puts a replica's group dir where its metadata says, before Ratis starts: out of Ratis'
+   * storage dir when hibernated, in it otherwise. A crash between a hibernation's (or a wake's)
+   * metadata write and its move leaves the dir on the wrong side; this finishes the move.
+   */
+  private void placeGroupDir(TabletReplica r) throws IOException {
+    if (r.failure() != null) {
+      return;
+    }
+    boolean cold = r.metadata().hasHibernated();
+    Path from = cold ? groupDir(r.groupId()) : coldGroupDir(r.groupId());
+    Path to = cold ? coldGroupDir(r.groupId()) : groupDir(r.groupId());
+    if (Files.isDirectory(from) && !Files.exists(to)) {
+      LOG.info("tablet {}: moving its Raft group dir to {} (its metadata says {})",
+          r.tabletId(), to, cold ? "hibernated" : "awake");
+      moveGroupDir(from, to);
+    }
+  }
+
+  /** Renames a group dir atomically and durably (both parents synced). */
+  static void moveGroupDir(Path from, Path to) throws IOException {
+    DurableDirs.create(to.getParent());
+    Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    DurableDirs.sync(from.getParent());
+    DurableDirs.sync(to.getParent());
+  }
+
+  /** Writes a replica's new metadata durably and installs it (caller holds the replica). */
+  void persistMetadata(TabletReplica r, TabletMetadataPB next) {
+    env.replaceFile(metaFile(r.tabletId()), next.toByteArray(), OpenOptions.SENSITIVE);
+    r.metadataPersisted(next);
+  }
+
+  RaftServer raftServer() {
+    return raftServer;
+  }
+
+  /** A replica's state changed in a way the master should hear about soon. */
+  void reportChanged(String tabletId) {
+    listener.leaderChanged(tabletId);
+  }
+
+  /** Sets how a hibernated replica is woken (the server's hibernation service). */
+  public void setWaker(java.util.function.Consumer<TabletReplica> waker) {
+    this.waker = waker;
   }
 
   private Path metaFile(String tabletId) {
@@ -339,6 +404,7 @@ public final class TabletManager {
     }
     Set<RaftGroupId> loaded = ConcurrentHashMap.newKeySet();
     server.getGroupIds().forEach(loaded::add);
+    int cold = 0;
     for (TabletReplica r : tablets.values()) {
       if (r.failure() != null) {
         if (loaded.contains(r.groupId())) {
@@ -346,14 +412,100 @@ public final class TabletManager {
         }
         continue;
       }
+      if (r.state() == ReplicaState.HIBERNATED) {
+        cold++; // reported as it is; opened when something needs it
+        continue;
+      }
       if (!loaded.contains(r.groupId())) {
         LOG.info("tablet {}: Raft group missing (crash during create?), adding it", r.tabletId());
         try {
-          addGroup(r);
+          addGroup(r, true);
         } catch (RuntimeException e) {
           LOG.warn("tablet {}: cannot add its Raft group", r.tabletId(), e);
           r.markFailed(NyalaException.from(e));
+          continue;
         }
+      }
+      openedOrFailed(r);
+    }
+    LOG.info("{} tablet replicas: {} hibernated (not opened)", tablets.size(), cold);
+  }
+
+  /**
+   * After a wake: gives the group until {@code deadlineNanos} to elect, so that the request is
+   * served or answered NOT_LEADER with a hint instead of a guess. Polls: elections are rare.
+   */
+  private void awaitLeader(TabletReplica r, long deadlineNanos) {
+    try {
+      RaftServer.Division d = raftServer.getDivision(r.groupId());
+      while (d.getInfo().getLeaderId() == null && System.nanoTime() < deadlineNanos) {
+        Thread.sleep(5);
+      }
+    } catch (IOException e) {
+      // closed again meanwhile: the caller's leader check answers
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** OPENING to RUNNING once the group's state machine opened its store; FAILED otherwise. */
+  void openedOrFailed(TabletReplica r) {
+    TabletStateMachine sm = r.stateMachineOrNull();
+    if (sm != null && sm.isInitialized()) {
+      synchronized (r) {
+        if (r.state() == ReplicaState.OPENING) {
+          r.transition(ReplicaState.RUNNING);
+        }
+      }
+    } else if (r.failure() == null) {
+      r.markFailed(sm != null && sm.openFailure() != null ? sm.openFailure()
+          : NyalaException.illegalState("tablet %s: its Raft group did not open", r.tabletId()));
+    }
+  }
+
+  /**
+   * The replica of {@code tabletId}, let in for a request that needs its Raft group: a
+   * hibernated replica is woken first (concurrent callers share one wake), and a hibernation
+   * in progress is waited out, both within {@code deadlineNanos} (System.nanoTime). The caller
+   * must call {@link TabletReplica#exit} when the request is done.
+   */
+  public TabletReplica use(String tabletId, boolean write, long deadlineNanos) {
+    TabletReplica r = get(tabletId);
+    boolean waited = false;
+    while (true) {
+      ReplicaState s = r.tryEnter(write);
+      switch (s) {
+        case RUNNING -> {
+          if (waited) {
+            awaitLeader(r, deadlineNanos);
+          }
+          return r;
+        }
+        case FAILED -> {
+          r.stateMachine(); // throws NOT_LEADER naming the failure
+          throw NyalaException.illegalState("tablet %s is FAILED", tabletId);
+        }
+        case DELETING -> throw NyalaException.notFound("tablet %s not found (being deleted)",
+            tabletId);
+        case HIBERNATED -> {
+          waited = true;
+          waker.accept(r);
+        }
+        case OPENING, HIBERNATING -> {
+          waited = true;
+          long left = deadlineNanos - System.nanoTime();
+          if (left <= 0) {
+            throw NyalaException.unavailable("tablet %s is %s here; retry", tabletId,
+                s == ReplicaState.OPENING ? "waking up" : "hibernating");
+          }
+          try {
+            r.awaitChange(s, left);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw NyalaException.unavailable("interrupted waiting for tablet %s", tabletId);
+          }
+        }
+        default -> throw new IllegalStateException("unknown replica state " + s);
       }
     }
   }
@@ -409,12 +561,13 @@ public final class TabletManager {
     TabletReplica r = newReplica(meta, metaFile(id));
     tablets.put(id, r);
     try {
-      addGroup(r);
+      addGroup(r, true);
     } catch (RuntimeException e) {
       tablets.remove(id);
       deleteQuietly(metaFile(id));
       throw e;
     }
+    openedOrFailed(r);
     LOG.info("created tablet {} of table {} with peers {}{}", id, req.getTableName(), uuids,
         req.getJoining() ? " (joining: waits for the leader to add it)" : "");
     listener.leaderChanged(id);
@@ -482,10 +635,14 @@ public final class TabletManager {
     TabletReplica r = get(tabletId);
     DeleteTimings.Clock clock = new DeleteTimings.Clock();
     synchronized (r) {
+      if (r.state() == ReplicaState.DELETING) {
+        throw NyalaException.notFound("tablet %s not found (being deleted)", tabletId);
+      }
       TabletMetadataPB deleting = r.metadata().toBuilder()
           .setDataState(TabletDataStatePB.TABLET_DATA_DELETING).build();
       env.replaceFile(metaFile(tabletId), deleting.toByteArray(), OpenOptions.SENSITIVE);
       r.metadataPersisted(deleting);
+      r.transition(ReplicaState.DELETING);
     }
     TabletStateMachine copying = r.stateMachineOrNull();
     if (copying != null) {
@@ -503,8 +660,9 @@ public final class TabletManager {
     DeleteTimings.Step group = clock.lap();
     destroyStore(r);
     DeleteTimings.Step blocks = clock.lap();
-    // Also covers a group Ratis never loaded.
+    // Also covers a group Ratis never loaded, or one hibernated.
     AtomicFiles.deleteTree(groupDir(r.groupId()));
+    AtomicFiles.deleteTree(coldGroupDir(r.groupId()));
     deleteQuietly(metaFile(tabletId));
     tablets.remove(tabletId);
     DeleteTimings d = new DeleteTimings(mark, group, blocks, clock.lap());
@@ -556,8 +714,11 @@ public final class TabletManager {
    */
   public void replicaClosed(String tabletId, RaftGroupMemberId member) {
     TabletReplica r = tablets.get(tabletId);
-    if (r != null
-        && r.metadata().getDataState() == TabletDataStatePB.TABLET_DATA_DELETING) {
+    if (r == null) {
+      return;
+    }
+    ReplicaState s = r.state();
+    if (s == ReplicaState.DELETING || s == ReplicaState.HIBERNATING) {
       RaftLogWorkers.endForRemoval(member);
     }
   }
@@ -575,14 +736,29 @@ public final class TabletManager {
     BlockTabletStore.destroy(env, blocks, superblockFile(r.tabletId()));
   }
 
-  private void addGroup(TabletReplica r) {
+  /**
+   * Adds a replica's group to Ratis: a new one ({@code format}) from its initial peers, or one
+   * with storage (a woken replica) recovered from it, term, vote and log included.
+   */
+  void addGroup(TabletReplica r, boolean format) {
+    addGroup(r, format, r.metadata().getInitialPeersList());
+  }
+
+  /** See {@link #addGroup(TabletReplica, boolean)}; {@code known}: the peers to start with. */
+  void addGroup(TabletReplica r, boolean format, List<RaftPeerPB> known) {
     List<RaftPeer> peers = new ArrayList<>();
-    for (RaftPeerPB p : r.metadata().getInitialPeersList()) {
+    for (RaftPeerPB p : known) {
       peers.add(RaftPeers.toRatis(p));
     }
     RaftGroup group = RaftGroup.valueOf(r.groupId(), peers);
     groupCall(r.groupId(), GroupManagementRequest.newAdd(adminClientId,
-        raftServer.getId(), callIds.incrementAndGet(), group));
+        raftServer.getId(), callIds.incrementAndGet(), group, format));
+  }
+
+  /** Closes a replica's group in Ratis and keeps every file of it (hibernation). */
+  void closeGroup(RaftGroupId gid) {
+    groupCall(gid, GroupManagementRequest.newRemove(adminClientId, raftServer.getId(),
+        callIds.incrementAndGet(), gid, false, false));
   }
 
   private void removeGroup(RaftGroupId gid) {

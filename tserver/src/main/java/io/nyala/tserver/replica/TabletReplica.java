@@ -8,6 +8,7 @@ import io.nyala.common.env.Env;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TabletStatePB;
+import io.nyala.common.proto.metadata.HibernatedStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.schema.Schema;
@@ -18,6 +19,7 @@ import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -26,8 +28,13 @@ import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * One tablet replica hosted here: its persisted metadata, schema and Raft group, and the state
- * machine Ratis created for it (absent until Ratis opens the group).
+ * One tablet replica hosted here: its persisted metadata, schema and Raft group, the state
+ * machine Ratis created for it (absent until Ratis opens the group), and where it is in its
+ * lifecycle ({@link ReplicaState}, changed only by {@link #transition}).
+ *
+ * <p>Requests that need the group (writes, scans, alters, configuration changes, copies) enter
+ * through {@link TabletManager#use}, which counts them in {@link #inFlight}: a hibernation
+ * round starts only when none is in flight, and none enters while it runs.
  */
 public final class TabletReplica {
   /** Replaced when an alter or a delete is persisted; written under this object's monitor. */
@@ -51,6 +58,14 @@ public final class TabletReplica {
    * contained"), or null. Set once; a FAILED replica serves nothing until it is deleted.
    */
   private volatile NyalaException failure;
+  /** Guarded by this object's monitor; waiters for a change wait on it. */
+  private ReplicaState state;
+  /** Requests that entered through {@link TabletManager#use} and have not left; guarded by this. */
+  private int inFlight;
+  /** When a request last entered (System.nanoTime), or when the replica was opened. */
+  private volatile long lastActivityNanos = System.nanoTime();
+  /** When a write last entered; {@link Long#MIN_VALUE} = none since the group opened. */
+  private volatile long lastWriteNanos = Long.MIN_VALUE;
 
   TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
       KeyMaterial tabletKey, BlockManager blocks, Path superblockFile) {
@@ -63,6 +78,101 @@ public final class TabletReplica {
     this.schema = metadata.hasSchema() ? Schema.fromPb(metadata.getSchema()) : null;
     this.groupId = RaftIds.groupId(metadata.getTabletId());
     this.listener = listener;
+    this.state = metadata.hasHibernated() ? ReplicaState.HIBERNATED : ReplicaState.OPENING;
+  }
+
+  /** Where the replica is in its lifecycle. */
+  public synchronized ReplicaState state() {
+    return state;
+  }
+
+  /**
+   * Moves to {@code to}, or fails with ILLEGAL_STATE if {@link ReplicaState}'s table does not
+   * allow the step; wakes everyone waiting for a change.
+   */
+  synchronized void transition(ReplicaState to) {
+    if (!state.canTransitionTo(to)) {
+      throw NyalaException.illegalState("tablet %s: replica cannot go from %s to %s", tabletId(),
+          state, to);
+    }
+    state = to;
+    if (to == ReplicaState.RUNNING) {
+      lastActivityNanos = System.nanoTime();
+    }
+    notifyAll();
+  }
+
+  /**
+   * Lets a request in if the replica is RUNNING (counting it until {@link #exit}); returns the
+   * state that kept it out otherwise. Caller holds no lock.
+   */
+  synchronized ReplicaState tryEnter(boolean write) {
+    if (state != ReplicaState.RUNNING) {
+      return state;
+    }
+    inFlight++;
+    long now = System.nanoTime();
+    lastActivityNanos = now;
+    if (write) {
+      lastWriteNanos = now;
+    }
+    return ReplicaState.RUNNING;
+  }
+
+  /** A request that entered has finished (answered or failed). */
+  public synchronized void exit() {
+    inFlight--;
+  }
+
+  /**
+   * Runs the asynchronous work of a request that entered through {@link TabletManager#use},
+   * and {@link #exit}s when that work is done or fails to start.
+   */
+  public <T> java.util.concurrent.CompletableFuture<T> serve(
+      java.util.function.Supplier<java.util.concurrent.CompletableFuture<T>> work) {
+    java.util.concurrent.CompletableFuture<T> f;
+    try {
+      f = work.get();
+    } catch (RuntimeException e) {
+      exit();
+      throw e;
+    }
+    return f.whenComplete((r, t) -> exit());
+  }
+
+  /**
+   * Starts a hibernation round: RUNNING to HIBERNATING, only while no request is in flight.
+   * Returns false (and changes nothing) otherwise.
+   */
+  synchronized boolean beginHibernation() {
+    if (state != ReplicaState.RUNNING || inFlight > 0) {
+      return false;
+    }
+    transition(ReplicaState.HIBERNATING);
+    return true;
+  }
+
+  /** Waits up to {@code nanos} for the state to change from {@code from}. */
+  synchronized void awaitChange(ReplicaState from, long nanos) throws InterruptedException {
+    long end = System.nanoTime() + nanos;
+    long left = nanos;
+    while (state == from && left > 0) {
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+      left = end - System.nanoTime();
+    }
+  }
+
+  long lastActivityNanos() {
+    return lastActivityNanos;
+  }
+
+  long lastWriteNanos() {
+    return lastWriteNanos;
+  }
+
+  /** Forgets the state machine of a group that closed (hibernated): reports must not read it. */
+  void groupClosed() {
+    stateMachine = null;
   }
 
   public String tabletId() {
@@ -117,12 +227,16 @@ public final class TabletReplica {
     return sm;
   }
 
-  /** Marks the replica FAILED; returns false if it already was (the first cause is kept). */
+  /**
+   * Marks the replica FAILED; returns false if it already was (the first cause is kept) or is
+   * being deleted.
+   */
   synchronized boolean markFailed(NyalaException e) {
-    if (failure != null) {
+    if (failure != null || !state.canTransitionTo(ReplicaState.FAILED)) {
       return false;
     }
     failure = e;
+    transition(ReplicaState.FAILED);
     return true;
   }
 
@@ -207,6 +321,14 @@ public final class TabletReplica {
       return b.setState(TabletStatePB.FAILED).setError(f.toPb()).build();
     }
     b.setSchemaVersion(schema().version());
+    TabletMetadataPB m = metadata;
+    if (m.hasHibernated() && state() == ReplicaState.HIBERNATED) {
+      HibernatedStatePB h = m.getHibernated();
+      b.setState(TabletStatePB.HIBERNATED).setTerm(h.getTerm())
+          .setCommittedConfigIndex(h.getConfigIndex());
+      h.getPeersList().forEach(p -> b.addConfigPeerUuids(p.getUuid()));
+      return b.build();
+    }
     RaftServer.Division d = divisionOrNull(server);
     TabletStateMachine sm = stateMachine;
     if (d == null || sm == null || !sm.isInitialized() || !d.getInfo().isAlive()) {
@@ -235,6 +357,12 @@ public final class TabletReplica {
    */
   public ConfigView configView(RaftServer server, String selfUuid) {
     RaftServer.Division d = divisionOrNull(server);
+    TabletMetadataPB m = metadata;
+    if (d == null && m.hasHibernated()) {
+      HibernatedStatePB h = m.getHibernated();
+      return new ConfigView(h.getConfigIndex(),
+          h.getPeersList().stream().anyMatch(p -> p.getUuid().equals(selfUuid)));
+    }
     if (d == null) {
       return null;
     }
@@ -264,6 +392,9 @@ public final class TabletReplica {
     }
     if (sm != null && sm.store() != null) {
       b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
+    } else if (r.getState() == TabletStatePB.HIBERNATED) {
+      b.setLastAppliedIndex(metadata.getHibernated().getIndex())
+          .setEstimatedRows(metadata.getHibernated().getLiveRows());
     }
     return b.build();
   }

@@ -71,6 +71,16 @@ public final class ScannerManager implements AutoCloseable {
     }
   }
 
+  /** Whether a scanner of the tablet is open (it holds the tablet's store). */
+  public boolean hasScanners(String tabletId) {
+    for (Scanner s : scanners.values()) {
+      if (s.tabletId().equals(tabletId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Expires idle scanners; returns how many. */
   public int sweep() {
     long now = nanoClock.getAsLong();

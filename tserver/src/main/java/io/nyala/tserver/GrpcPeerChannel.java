@@ -1,0 +1,91 @@
+package io.nyala.tserver;
+
+import io.grpc.stub.StreamObserver;
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.ErrorPB;
+import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
+import io.nyala.common.proto.tserver.HibernateReplicaResponsePB;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc.TabletServerAdminServiceStub;
+import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
+import io.nyala.common.proto.tserver.WakeReplicaResponsePB;
+import io.nyala.common.rpc.Channels;
+import io.nyala.tserver.heartbeat.ClusterIdGuard;
+import io.nyala.tserver.replica.PeerChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/** The hibernation protocol over the peers' admin services (real gRPC). */
+final class GrpcPeerChannel implements PeerChannel {
+  private final Channels channels;
+  private final ClusterIdGuard clusterGuard;
+
+  GrpcPeerChannel(Channels channels, ClusterIdGuard clusterGuard) {
+    this.channels = channels;
+    this.clusterGuard = clusterGuard;
+  }
+
+  @Override
+  public CompletableFuture<Void> hibernate(Peer to, HibernateReplicaRequestPB req,
+      long timeoutMs) {
+    HibernateReplicaRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
+    CompletableFuture<HibernateReplicaResponsePB> f = new CompletableFuture<>();
+    stub(to, timeoutMs).hibernateReplica(r, observer(f));
+    return checked(f, HibernateReplicaResponsePB::getError, to);
+  }
+
+  @Override
+  public CompletableFuture<Void> wake(Peer to, WakeReplicaRequestPB req, long timeoutMs) {
+    WakeReplicaRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
+    CompletableFuture<WakeReplicaResponsePB> f = new CompletableFuture<>();
+    stub(to, timeoutMs).wakeReplica(r, observer(f));
+    return checked(f, WakeReplicaResponsePB::getError, to);
+  }
+
+  private String clusterId() {
+    String id = clusterGuard.accepted();
+    return id == null ? "" : id;
+  }
+
+  private TabletServerAdminServiceStub stub(Peer to, long timeoutMs) {
+    if (to.rpcAddress() == null) {
+      throw NyalaException.unavailable("tablet server %s has no known RPC address", to.uuid());
+    }
+    return TabletServerAdminServiceGrpc.newStub(channels.get(to.rpcAddress()))
+        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  private static <R> CompletableFuture<Void> checked(CompletableFuture<R> f,
+      Function<R, ErrorPB> errorOf, Peer to) {
+    return f.handle((resp, t) -> {
+      if (t != null) {
+        throw NyalaException.unavailable("tablet server %s (%s): %s", to.uuid(), to.rpcAddress(),
+            t.getMessage());
+      }
+      ErrorPB e = errorOf.apply(resp);
+      if (e.getCode() != StatusCodePB.OK) {
+        throw NyalaException.fromPb(e);
+      }
+      return null;
+    });
+  }
+
+  private static <R> StreamObserver<R> observer(CompletableFuture<R> f) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(R value) {
+        f.complete(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        f.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {}
+    };
+  }
+}

@@ -1,0 +1,324 @@
+package io.nyala.tserver.replica;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.RaftPeers;
+import io.nyala.common.proto.RaftPeerPB;
+import io.nyala.common.proto.metadata.HibernatedStatePB;
+import io.nyala.common.proto.metadata.TabletMetadataPB;
+import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
+import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.replica.PeerChannel.Peer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.RaftConfiguration;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hibernates idle replicas and wakes them on demand (docs/dense-nodes.md): the Ratis side of
+ * {@link HibernationRound}. A cold replica costs no thread and no timer: its Raft group is
+ * closed, its storage kept out of Ratis' storage dir, its state persisted in its metadata.
+ *
+ * <p>Threads: {@link #pass} runs on the server's maintenance thread and hands rounds to
+ * {@code rounds}; {@link #hibernate} runs on an RPC thread (a follower asked) or a round;
+ * {@link #wake} runs on the thread of the request that needs the group. Each replica's
+ * lifecycle state (under its monitor) orders them: only one of them acts on a replica at once.
+ */
+public final class ReplicaHibernator {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaHibernator.class);
+  /** How long one peer may take to answer a hibernate or wake request. */
+  static final long PEER_TIMEOUT_MS = 5_000;
+  /** At most this many rounds run at once: each holds a thread while its followers answer. */
+  private static final int MAX_ROUNDS = 4;
+
+  private final TabletManager tablets;
+  private final String selfUuid;
+  private final PeerChannel channel;
+  private final long afterNanos;
+  private final long retryWindowNanos;
+  private final Predicate<String> busy;
+  private final ExecutorService rounds;
+  private final ReplicaHealer healer;
+  private final Set<String> roundsRunning = ConcurrentHashMap.newKeySet();
+  private final AtomicLong hibernations = new AtomicLong();
+  private final AtomicLong wakes = new AtomicLong();
+  /** Told each wake's duration in ms (the server's histogram). */
+  private volatile java.util.function.LongConsumer wakeLatencyMs = ms -> { };
+
+  /**
+   * @param afterMs {@code --tablet_hibernate_after_ms} (0 = never hibernate; waking still works)
+   * @param retryWindowMs how long a client may still retry a write (Ratis' retry cache expiry):
+   *     a replica written to more recently stays awake, because the retry cache that makes the
+   *     retry exactly-once does not survive the group's close
+   * @param busy tablets with open scanners or copy sessions (they hold the store open)
+   */
+  public ReplicaHibernator(TabletManager tablets, String selfUuid, PeerChannel channel,
+      long afterMs, long retryWindowMs, Predicate<String> busy, ExecutorService rounds) {
+    this.tablets = tablets;
+    this.selfUuid = selfUuid;
+    this.channel = channel;
+    this.afterNanos = afterMs <= 0 ? Long.MAX_VALUE : afterMs * 1_000_000L;
+    this.retryWindowNanos = retryWindowMs * 1_000_000L;
+    this.busy = busy;
+    this.rounds = rounds;
+    this.healer = new ReplicaHealer(tablets, channel, selfUuid);
+    tablets.setWaker(this::wake);
+  }
+
+  /** One look at every replica: starts rounds for idle leaders, heals lost wakes. */
+  public void pass() {
+    long now = System.nanoTime();
+    for (TabletReplica r : tablets.replicas()) {
+      if (r.state() != ReplicaState.RUNNING) {
+        continue;
+      }
+      healer.check(r, now);
+      if (afterNanos != Long.MAX_VALUE && idle(r, now) && roundsRunning.size() < MAX_ROUNDS
+          && roundsRunning.add(r.tabletId())) {
+        rounds.execute(() -> {
+          try {
+            leadRound(r);
+          } catch (RuntimeException e) {
+            LOG.warn("tablet {}: hibernation round failed: {}", r.tabletId(), e.getMessage());
+          } finally {
+            roundsRunning.remove(r.tabletId());
+          }
+        });
+      }
+    }
+  }
+
+  private boolean idle(TabletReplica r, long now) {
+    long lastWrite = r.lastWriteNanos();
+    return now - r.lastActivityNanos() >= afterNanos
+        && (lastWrite == Long.MIN_VALUE || now - lastWrite >= retryWindowNanos)
+        && !busy.test(r.tabletId());
+  }
+
+  /** The leader's side of a round, if this replica leads a quiet group. */
+  private void leadRound(TabletReplica r) {
+    RaftServer server = tablets.raftServer();
+    RaftServer.Division d = divisionOrNull(r, server);
+    if (d == null || !d.getInfo().isLeader() || !quietAsLeader(d)) {
+      return;
+    }
+    long term = d.getInfo().getCurrentTerm();
+    long index = d.getRaftLog().getLastEntryTermIndex().getIndex();
+    List<Peer> followers = new ArrayList<>();
+    for (RaftPeer p : d.getRaftConf().getAllPeers()) {
+      if (!p.getId().equals(server.getId())) {
+        followers.add(new Peer(p.getId().toString(), RaftPeers.rpcAddress(p)));
+      }
+    }
+    if (!r.beginHibernation()) {
+      return; // a request came in meanwhile
+    }
+    HibernationRound.Outcome o = HibernationRound.run(new HibernationRound.Self() {
+      @Override
+      public String tabletId() {
+        return r.tabletId();
+      }
+
+      @Override
+      public String uuid() {
+        return selfUuid;
+      }
+
+      @Override
+      public String hibernate(long t, long i) {
+        return hibernateBegun(r, t, i);
+      }
+    }, term, index, followers, channel, PEER_TIMEOUT_MS);
+    if (!o.hibernated()) {
+      synchronized (r) {
+        if (r.state() == ReplicaState.HIBERNATING) {
+          r.transition(ReplicaState.RUNNING);
+        }
+      }
+      LOG.info("tablet {}: stays awake: {}; woke {}", r.tabletId(), o.refusals(), o.woken());
+    }
+  }
+
+  /** Every voter holds, has committed and applied the leader's last entry. */
+  private static boolean quietAsLeader(RaftServer.Division d) {
+    RaftLog log = d.getRaftLog();
+    long last = log.getLastEntryTermIndex() == null ? 0
+        : log.getLastEntryTermIndex().getIndex();
+    if (log.getLastCommittedIndex() != last || d.getInfo().getLastAppliedIndex() != last
+        || log.getFlushIndex() != last || !d.getRaftConf().getPreviousPeers().isEmpty()) {
+      return false;
+    }
+    for (long m : d.getInfo().getFollowerMatchIndices()) {
+      if (m != last) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A follower's side: hibernates at {@code term} and {@code index} or says why not (the
+   * leader then wakes whoever agreed). Hibernating again at the same place is a no-op.
+   */
+  public void hibernate(String tabletId, long term, long index) {
+    TabletReplica r = tablets.get(tabletId);
+    String why;
+    if (r.state() == ReplicaState.HIBERNATED) {
+      HibernatedStatePB h = r.metadata().getHibernated();
+      why = h.getTerm() == term && h.getIndex() == index ? null
+          : "it is already hibernated at term " + h.getTerm() + ", index " + h.getIndex();
+    } else if (busy.test(tabletId)) {
+      why = "it has open scanners or tablet copy sessions";
+    } else if (!r.beginHibernation()) {
+      why = "it is " + r.state() + " or serving a request";
+    } else {
+      why = hibernateBegun(r, term, index);
+      if (why != null) {
+        synchronized (r) {
+          if (r.state() == ReplicaState.HIBERNATING) {
+            r.transition(ReplicaState.RUNNING);
+          }
+        }
+      }
+    }
+    if (why != null) {
+      throw NyalaException.illegalState("tablet %s: will not hibernate at term %d, index %d: %s",
+          tabletId, term, index, why);
+    }
+  }
+
+  /**
+   * Closes the group of a HIBERNATING replica if it is at {@code term} and {@code index}: flush,
+   * close (storage kept), persist the hibernated state, move the group dir out of Ratis' sight.
+   * Returns null when done, else why not (the replica is then still open).
+   */
+  private String hibernateBegun(TabletReplica r, long term, long index) {
+    RaftServer server = tablets.raftServer();
+    RaftServer.Division d = divisionOrNull(r, server);
+    if (d == null) {
+      return "its Raft group is not open here";
+    }
+    RaftLog log = d.getRaftLog();
+    HibernationRound.Position at = new HibernationRound.Position(d.getInfo().getCurrentTerm(),
+        log.getLastEntryTermIndex() == null ? 0 : log.getLastEntryTermIndex().getIndex(),
+        log.getLastCommittedIndex(), d.getInfo().getLastAppliedIndex(), log.getFlushIndex());
+    String why = HibernationRound.refusal(at, term, index);
+    if (why != null) {
+      return why;
+    }
+    RaftConfiguration conf = d.getRaftConf();
+    if (!conf.getPreviousPeers().isEmpty()) {
+      return "a configuration change is in progress";
+    }
+    TabletStateMachine sm = r.stateMachine();
+    sm.store().flush(); // a cold replica holds no memory store and replays nothing
+    HibernatedStatePB.Builder h = HibernatedStatePB.newBuilder().setTerm(term).setIndex(index)
+        .setConfigIndex(conf.getLogEntryIndex()).setLiveRows(sm.store().liveRowCount())
+        .setHibernatedTimeMillis(System.currentTimeMillis());
+    for (RaftPeer p : conf.getCurrentPeers()) {
+      h.addPeers(RaftPeers.fromRatis(p));
+    }
+    tablets.closeGroup(r.groupId());
+    r.groupClosed();
+    try {
+      synchronized (r) {
+        tablets.persistMetadata(r, r.metadata().toBuilder().setHibernated(h).build());
+      }
+      TabletManager.moveGroupDir(tablets.groupDir(r.groupId()),
+          tablets.coldGroupDir(r.groupId()));
+    } catch (IOException | RuntimeException e) {
+      // The group is closed: a restart places its dir by the metadata (TabletManager#load).
+      LOG.warn("tablet {}: hibernated, but {}", r.tabletId(), e.getMessage());
+    }
+    r.transition(ReplicaState.HIBERNATED);
+    hibernations.incrementAndGet();
+    LOG.debug("tablet {}: hibernated at term {}, index {}", r.tabletId(), term, index);
+    tablets.reportChanged(r.tabletId());
+    return null;
+  }
+
+  /**
+   * Opens a hibernated replica's group again and asks its peers to do the same; concurrent
+   * callers wait for the first (see {@link TabletManager#use}). A replica that cannot be
+   * opened goes FAILED.
+   */
+  void wake(TabletReplica r) {
+    synchronized (r) {
+      if (r.state() != ReplicaState.HIBERNATED) {
+        return;
+      }
+      r.transition(ReplicaState.OPENING);
+    }
+    long start = System.nanoTime();
+    TabletMetadataPB m = r.metadata();
+    HibernatedStatePB h = m.getHibernated();
+    try {
+      synchronized (r) {
+        tablets.persistMetadata(r, m.toBuilder().clearHibernated().build());
+      }
+      if (Files.isDirectory(tablets.coldGroupDir(r.groupId()))) {
+        TabletManager.moveGroupDir(tablets.coldGroupDir(r.groupId()),
+            tablets.groupDir(r.groupId()));
+      }
+      tablets.addGroup(r, false, h.getPeersList());
+    } catch (IOException | RuntimeException e) {
+      NyalaException ne = NyalaException.from(e);
+      r.markFailed(new NyalaException(ne.code(), "tablet " + r.tabletId()
+          + ": cannot wake its Raft group: " + ne.detail(), e));
+      throw ne;
+    }
+    tablets.openedOrFailed(r);
+    wakes.incrementAndGet();
+    wakeLatencyMs.accept((System.nanoTime() - start) / 1_000_000);
+    LOG.debug("tablet {}: woken", r.tabletId());
+    List<Peer> peers = new ArrayList<>();
+    for (RaftPeerPB p : h.getPeersList()) {
+      if (!p.getUuid().equals(selfUuid)) {
+        peers.add(new Peer(p.getUuid(), io.nyala.common.HostPort.fromPb(p.getRpcAddress())));
+      }
+    }
+    WakeReplicaRequestPB req = WakeReplicaRequestPB.newBuilder().setTabletId(r.tabletId())
+        .setRequestorUuid(selfUuid).build();
+    peers.forEach(p -> channel.wake(p, req, PEER_TIMEOUT_MS));
+    tablets.reportChanged(r.tabletId());
+  }
+
+  /** The WakeReplica RPC: wakes the replica if it is cold; an awake one is left alone. */
+  public void wakeRequested(String tabletId) {
+    TabletReplica r = tablets.get(tabletId);
+    if (r.state() == ReplicaState.HIBERNATED) {
+      wake(r);
+    }
+  }
+
+  public long hibernations() {
+    return hibernations.get();
+  }
+
+  public long wakes() {
+    return wakes.get();
+  }
+
+  /** Where each wake's duration goes (ms); call before any request. */
+  public void onWake(java.util.function.LongConsumer sink) {
+    this.wakeLatencyMs = sink;
+  }
+
+  private static RaftServer.Division divisionOrNull(TabletReplica r, RaftServer server) {
+    try {
+      return server == null ? null : server.getDivision(r.groupId());
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package io.nyala.tserver;
+
+import static io.nyala.tserver.TserverFixture.inserts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.WriteRequestPB;
+import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.replica.ReplicaState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hibernation with real Ratis groups on three tablet servers (docs/dense-nodes.md): an idle,
+ * caught-up group closes on every replica, keeps its rows, wakes on the next write, and stays
+ * cold across a restart.
+ */
+@Timeout(120)
+class HibernationTest {
+  @TempDir Path dir;
+  private final TserverFixture fx = new TserverFixture();
+  private final List<TabletServer> servers = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() {
+    servers.forEach(TabletServer::close);
+    fx.close();
+  }
+
+  private TserverOptions options(int i, int raftPort) {
+    TserverOptions o = TserverFixture.options(dir.resolve("ts" + i), raftPort);
+    o.tabletHibernateAfterMs = 300;
+    // Written tablets stay awake while a client may retry (the retry cache dies with the group).
+    o.raftProperties.put("raft.server.retrycache.expirytime", "500ms");
+    return o;
+  }
+
+  /** Writes through {@code first}, following one NOT_LEADER hint as a client does. */
+  private WriteResponsePB writeVia(TabletServer first, WriteRequestPB req) {
+    WriteResponsePB r = fx.write(first, req);
+    if (r.getError().getCode() != StatusCodePB.NOT_LEADER
+        || r.getError().getLeaderUuid().isEmpty()) {
+      return r;
+    }
+    TabletServer hinted = servers.stream()
+        .filter(s -> s.uuid().equals(r.getError().getLeaderUuid())).findFirst().orElseThrow();
+    return fx.write(hinted, req);
+  }
+
+  private static ReplicaState state(TabletServer ts, String tablet) {
+    return ts.tabletManager().get(tablet).state();
+  }
+
+  @Test
+  void anIdleGroupHibernatesEverywhereKeepsItsRowsAndWakesOnAWrite() {
+    int[] ports = new int[3];
+    for (int i = 0; i < 3; i++) {
+      ports[i] = TserverFixture.freePort();
+      servers.add(TserverFixture.start(options(i, ports[i])));
+    }
+    String tablet = RaftIds.newId();
+    fx.createTablet(tablet, servers);
+    TabletServer leader = TserverFixture.awaitLeader(tablet, servers);
+    assertThat(fx.write(leader, inserts(tablet, 0, 100, RowOpType.INSERT)).hasError()).isFalse();
+
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      for (TabletServer ts : servers) {
+        assertThat(state(ts, tablet)).isEqualTo(ReplicaState.HIBERNATED);
+      }
+    });
+    for (TabletServer ts : servers) {
+      // Out of Ratis' storage dir, and no division left.
+      assertThat(ts.raftServer().getGroupIds()).doesNotContain(RaftIds.groupId(tablet));
+      assertThat(ts.metrics().value("tablet_replicas", Map.of("state", "hibernated")))
+          .isEqualTo(1);
+      assertThat(ts.metrics().value("tablet_hibernations_total", Map.of())).isEqualTo(1);
+    }
+
+    // Any replica takes the write: it wakes the group, which elects, and it serves or redirects.
+    TabletServer any = servers.get(1);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+        writeVia(any, inserts(tablet, 100, 150, RowOpType.INSERT)).hasError()).isFalse());
+    TabletServer newLeader = TserverFixture.awaitLeader(tablet, servers);
+    assertThat(fx.scanAll(newLeader, tablet, 1000)).hasSize(150);
+    assertThat(any.metrics().value("tablet_wakes_total", Map.of())).isEqualTo(1);
+    for (TabletServer ts : servers) {
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+          assertThat(state(ts, tablet)).isIn(ReplicaState.RUNNING, ReplicaState.HIBERNATED));
+    }
+  }
+
+  @Test
+  void aHibernatedReplicaStaysColdAcrossARestartAndWakesFromDisk() {
+    int port = TserverFixture.freePort();
+    TabletServer ts = TserverFixture.start(options(0, port));
+    servers.add(ts);
+    String tablet = RaftIds.newId();
+    fx.createTablet(tablet, List.of(ts));
+    TserverFixture.awaitLeader(tablet, List.of(ts));
+    assertThat(fx.write(ts, inserts(tablet, 0, 40, RowOpType.INSERT)).hasError()).isFalse();
+    await().atMost(Duration.ofSeconds(30)).until(() -> state(ts, tablet)
+        == ReplicaState.HIBERNATED);
+    Path cold = dir.resolve("ts0").resolve("raft-hibernated")
+        .resolve(RaftIds.groupId(tablet).getUuid().toString());
+    assertThat(cold).isDirectory();
+
+    ts.close();
+    servers.clear();
+    TserverOptions o = options(0, port);
+    o.tabletHibernateAfterMs = 0; // stays awake once woken, so the test sees it running
+    TabletServer again = TserverFixture.start(o);
+    servers.add(again);
+    assertThat(state(again, tablet)).isEqualTo(ReplicaState.HIBERNATED);
+    assertThat(again.raftServer().getGroupIds()).doesNotContain(RaftIds.groupId(tablet));
+
+    assertThat(fx.scanAll(again, tablet, 1000)).hasSize(40);
+    assertThat(state(again, tablet)).isEqualTo(ReplicaState.RUNNING);
+    assertThat(Files.exists(cold)).isFalse();
+    assertThat(fx.write(again, inserts(tablet, 40, 50, RowOpType.INSERT)).hasError()).isFalse();
+    assertThat(fx.scanAll(again, tablet, 1000)).hasSize(50);
+  }
+}
