@@ -60,6 +60,7 @@ class DenseNodeIT {
     try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
             .tserverFlag("--tablet_hibernate_after_ms=1000")
+            .tserverFlag(Hibernation.retryWindowFlag(2_000))
             .tserverFlag("--heartbeat_interval_ms=500").build();
         ReplicaCensus census = new ReplicaCensus(cluster);
         TabletProbe probe = new TabletProbe(cluster);

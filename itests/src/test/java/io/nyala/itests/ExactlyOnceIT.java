@@ -57,7 +57,9 @@ class ExactlyOnceIT {
         .tserverFlag("--fault_drop_write_response_after_commit")
         .tserverFlag("--unlock_unsafe_flags");
     if (hibernating()) {
-      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG);
+      // The retry comes one RPC timeout (6 s) after the first attempt: well inside 20 s.
+      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG)
+          .tserverFlag(Hibernation.retryWindowFlag(20_000));
     }
     cluster = builder.build();
     probe = new TabletProbe(cluster);

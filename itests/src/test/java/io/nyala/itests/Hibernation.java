@@ -19,6 +19,17 @@ final class Hibernation {
   static final String SHORT_IDLE_FLAG = "--tablet_hibernate_after_ms=" + SHORT_IDLE_MS;
   static final String HIBERNATED = "HIBERNATED";
 
+  /**
+   * A tablet server keeps a replica written to within Ratis' retry cache window awake (60 s by
+   * default), because the cache that answers a client's retried write from its first outcome
+   * does not survive the group's close. Suites that let written tablets go cold within seconds
+   * shorten the window with this flag; it must stay longer than the suite's client retries
+   * (an RPC timeout plus a backoff), or a late retry could be applied twice.
+   */
+  static String retryWindowFlag(long ms) {
+    return "--raft_property=raft.server.retrycache.expirytime=" + ms + "ms";
+  }
+
   private Hibernation() {}
 
   /** Waits until every one of the {@code servers} replicas of {@code tablet} is HIBERNATED. */

@@ -38,6 +38,11 @@ class KillTserverIT {
     return List.of();
   }
 
+  /** Whether to wait for every tablet to hibernate before the replicas are checked. */
+  boolean coldBeforeVerify() {
+    return false;
+  }
+
   @Test
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   void everyAcknowledgedRowSurvivesOnEveryReplica() throws Exception {
@@ -72,6 +77,9 @@ class KillTserverIT {
         writer.get(60, TimeUnit.SECONDS); // rethrows the writer's failure, if any
       }
 
+      if (coldBeforeVerify()) {
+        probe.tabletIds("killed").forEach(t -> Hibernation.awaitCold(probe, t, 3));
+      }
       ReplicaScans.assertEveryReplicaHolds(probe, probe.tabletIds("killed"),
           cluster.numTabletServers(), acked, "");
     }

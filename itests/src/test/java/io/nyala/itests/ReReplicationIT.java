@@ -51,7 +51,9 @@ class ReReplicationIT {
         .masterFlag("--heartbeat_interval_ms=300")
         .tserverFlag("--heartbeat_interval_ms=300");
     if (hibernating()) {
-      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG);
+      // Longer than any retry of the one insert batch, so the written tablets go cold soon.
+      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG)
+          .tserverFlag(Hibernation.retryWindowFlag(15_000));
     }
     try (MiniCluster cluster = builder.build();
         TabletProbe probe = new TabletProbe(cluster);

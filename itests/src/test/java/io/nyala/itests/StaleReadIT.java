@@ -65,7 +65,9 @@ class StaleReadIT {
         .numTabletServers(3)
         .tserverFlag("--heartbeat_interval_ms=300");
     if (hibernating()) {
-      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG);
+      // Longer than a write's retry (2 s RPC timeout), short enough to go cold every round.
+      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG)
+          .tserverFlag(Hibernation.retryWindowFlag(8_000));
     }
     cluster = builder.build();
     probe = new TabletProbe(cluster);

@@ -49,6 +49,12 @@ final class DenseNodeCommand implements Callable<Integer> {
   @Option(names = "--rows-per-tablet", defaultValue = "20") int rowsPerTablet;
   @Option(names = "--hibernate-after-ms", defaultValue = "2000",
       description = "--tablet_hibernate_after_ms of the tablet servers.") long hibernateAfterMs;
+  @Option(names = "--retry-cache-expiry-ms", defaultValue = "0",
+      description = {"Ratis' retry cache expiry on the tablet servers (0 = Ratis' default, "
+          + "60 s). A replica written to within this window stays awake, since the cache that "
+          + "makes a client's retry exactly-once does not survive hibernation: with the "
+          + "default, written tablets go cold 60 s after their last write, whatever "
+          + "--hibernate-after-ms says."}) long retryCacheExpiryMs;
   @Option(names = "--load-seconds", defaultValue = "20",
       description = "How long the hot tables are loaded before the figures are read.")
   long loadSeconds;
@@ -80,9 +86,10 @@ final class DenseNodeCommand implements Callable<Integer> {
     int perTserver = tables * buckets;
     int hotTables = (int) Math.round(hotFraction * tables);
     String header = String.format("dense-node: %d tserver(s), RF %d, %d tables x %d buckets = "
-        + "%d replicas per tserver, %d hot tables (%d tablets), hibernate after %d ms",
-        tservers, rf, tables, buckets, perTserver, hotTables, hotTables * buckets,
-        hibernateAfterMs);
+        + "%d replicas per tserver, %d hot tables (%d tablets), hibernate after %d ms, retry "
+        + "cache expiry %s", tservers, rf, tables, buckets, perTserver, hotTables,
+        hotTables * buckets, hibernateAfterMs,
+        retryCacheExpiryMs > 0 ? retryCacheExpiryMs + " ms" : "default (60 s)");
     System.err.println(header);
     // A temp dir is deleted by the cluster when it closes (keepData is off then).
     Path dir = workDir != null ? workDir : Files.createTempDirectory("dense-node");
@@ -121,11 +128,16 @@ final class DenseNodeCommand implements Callable<Integer> {
   private MiniCluster startCluster(Path dir) {
     System.err.printf("starting 1 master + %d tablet server processes in %s ...%n", tservers,
         dir);
-    return MiniCluster.builder().processMode(ProcessMode.EXTERNAL).numMasters(1)
+    MiniCluster.Builder b = MiniCluster.builder().processMode(ProcessMode.EXTERNAL).numMasters(1)
         .numTabletServers(tservers).dataRoot(dir).keepData(workDir != null)
         .serverJvmOption("-Xmx" + serverHeap)
         .tserverFlag("--tablet_hibernate_after_ms=" + hibernateAfterMs)
-        .readyTimeoutMs(TimeUnit.SECONDS.toMillis(settleSeconds)).build();
+        .readyTimeoutMs(TimeUnit.SECONDS.toMillis(settleSeconds));
+    if (retryCacheExpiryMs > 0) {
+      b.tserverFlag("--raft_property=raft.server.retrycache.expirytime=" + retryCacheExpiryMs
+          + "ms");
+    }
+    return b.build();
   }
 
   /** Creates the tables and writes rows to every tablet, with progress lines. */
