@@ -53,6 +53,13 @@ class DenseNodeIT {
   private static final long BASE_THREADS = 150;
   private static final long THREADS_PER_AWAKE_REPLICA = 6;
   private static final long WAKE_KEYS = 1_000_000_000L;
+  /** Longer than a write's retry (5 s RPC timeout and a backoff); see Hibernation. */
+  private static final long RETRY_WINDOW_MS = 10_000;
+  private final long t0 = System.nanoTime();
+
+  private void phase(String what) {
+    System.out.printf("DenseNodeIT: %.1f s: %s%n", (System.nanoTime() - t0) / 1e9, what);
+  }
 
   @Test
   void coldReplicasStayReportedCostNoThreadsAndWakeOnDemand() {
@@ -60,12 +67,13 @@ class DenseNodeIT {
     try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
             .tserverFlag("--tablet_hibernate_after_ms=1000")
-            .tserverFlag(Hibernation.retryWindowFlag(2_000))
+            .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS))
             .tserverFlag("--heartbeat_interval_ms=500").build();
         ReplicaCensus census = new ReplicaCensus(cluster);
         TabletProbe probe = new TabletProbe(cluster);
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
             .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(300_000).build()) {
+      phase("cluster up");
       Map<String, Long> expected = new LinkedHashMap<>();
       for (String name : DenseTables.create(client, "dense", TABLES, BUCKETS, 3,
           new AtomicLong())) {
@@ -73,8 +81,10 @@ class DenseNodeIT {
             ROWS_PER_TABLET));
       }
 
+      phase(TABLES + " tables created and written");
       await("nearly every replica hibernated").atMost(Duration.ofMinutes(3))
           .pollInterval(Duration.ofSeconds(1)).until(() -> awake(census) <= AWAKE_SLACK);
+      phase("nearly every replica hibernated");
       await("every replica reported to the master").atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(200))
           .until(() -> census.allReported(perTserver, 5_000));
@@ -84,17 +94,22 @@ class DenseNodeIT {
       }
       assertThreadBudget(cluster, census);
 
+      phase("thread budget checked");
       writeToColdTablets(client, probe, expected);
+      phase("cold tablets written");
       expected.forEach((name, rows) -> assertThat(
           DenseTables.countRows(client, client.openTable(name)))
           .as("rows of %s read back from its woken tablets", name).isEqualTo(rows));
 
+      phase("rows read back");
       cluster.stop();
       cluster.start();
+      phase("restarted");
       expected.forEach((name, rows) -> await(name + " answers a scan after the restart")
           .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
           .ignoreExceptions()
           .until(() -> DenseTables.countRows(client, client.openTable(name)) == rows));
+      phase("every table answers a scan");
     }
   }
 

@@ -54,7 +54,9 @@ final class DenseNodeCommand implements Callable<Integer> {
           + "60 s). A replica written to within this window stays awake, since the cache that "
           + "makes a client's retry exactly-once does not survive hibernation: with the "
           + "default, written tablets go cold 60 s after their last write, whatever "
-          + "--hibernate-after-ms says."}) long retryCacheExpiryMs;
+          + "--hibernate-after-ms says.", "Keep it above the client's retries (5 s RPC "
+          + "timeout and a backoff; 10000 is safe): a retry arriving after it is applied "
+          + "again."}) long retryCacheExpiryMs;
   @Option(names = "--load-seconds", defaultValue = "20",
       description = "How long the hot tables are loaded before the figures are read.")
   long loadSeconds;

@@ -17,7 +17,7 @@ class DenseNodeCommandTest {
     CliRun run = CliRun.nyala("bench", "dense-node", "--tservers", "1",
         "--replicas-per-tserver", "20", "--buckets-per-table", "5", "--hot-fraction", "0.25",
         "--rows-per-tablet", "3", "--hibernate-after-ms", "1000",
-        "--retry-cache-expiry-ms", "2000", "--load-seconds", "2",
+        "--retry-cache-expiry-ms", "10000", "--load-seconds", "2",
         "--idle-seconds", "2", "--wake-samples", "10", "--settle-timeout-seconds", "90",
         "--server-heap", "256m");
     assertThat(run.status()).as("stderr: %s", run.err()).isZero();
