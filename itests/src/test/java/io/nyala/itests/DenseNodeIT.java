@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,8 @@ class DenseNodeIT {
   private static final int TABLES = Integer.getInteger("nyala.dense.tables", 5);
   private static final int BUCKETS = Integer.getInteger("nyala.dense.buckets", 60);
   private static final int ROWS_PER_TABLET = 3;
+  /** Tables created, written and scanned at once. */
+  private static final int PARALLELISM = 5;
   private static final int COLD_WRITES = 20;
   /** Replicas per server that may still be awake when "nearly all" are cold. */
   private static final int AWAKE_SLACK = 3;
@@ -74,12 +77,10 @@ class DenseNodeIT {
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
             .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(300_000).build()) {
       phase("cluster up");
-      Map<String, Long> expected = new LinkedHashMap<>();
-      for (String name : DenseTables.create(client, "dense", TABLES, BUCKETS, 3,
-          new AtomicLong())) {
-        expected.put(name, DenseTables.writeEveryTablet(client, client.openTable(name),
-            ROWS_PER_TABLET));
-      }
+      Map<String, Long> expected = new ConcurrentHashMap<>();
+      DenseTables.forEach(DenseTables.create(client, "dense", TABLES, BUCKETS, 3, PARALLELISM,
+          new AtomicLong()), PARALLELISM, name -> expected.put(name,
+              DenseTables.writeEveryTablet(client, client.openTable(name), ROWS_PER_TABLET)));
 
       phase(TABLES + " tables created and written");
       await("nearly every replica hibernated").atMost(Duration.ofMinutes(3))
@@ -97,18 +98,21 @@ class DenseNodeIT {
       phase("thread budget checked");
       writeToColdTablets(client, probe, expected);
       phase("cold tablets written");
-      expected.forEach((name, rows) -> assertThat(
+      // Tables in parallel: each scan wakes its tablets one after the other.
+      DenseTables.forEach(List.copyOf(expected.keySet()), PARALLELISM, name -> assertThat(
           DenseTables.countRows(client, client.openTable(name)))
-          .as("rows of %s read back from its woken tablets", name).isEqualTo(rows));
+          .as("rows of %s read back from its woken tablets", name)
+          .isEqualTo(expected.get(name)));
 
       phase("rows read back");
       cluster.stop();
       cluster.start();
       phase("restarted");
-      expected.forEach((name, rows) -> await(name + " answers a scan after the restart")
-          .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-          .ignoreExceptions()
-          .until(() -> DenseTables.countRows(client, client.openTable(name)) == rows));
+      DenseTables.forEach(List.copyOf(expected.keySet()), PARALLELISM, name ->
+          await(name + " answers a scan after the restart").atMost(Duration.ofSeconds(90))
+              .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+              .until(() -> DenseTables.countRows(client, client.openTable(name))
+                  == expected.get(name)));
       phase("every table answers a scan");
     }
   }
