@@ -65,6 +65,30 @@ class ScanTest {
     }
   }
 
+  /**
+   * A hibernated tablet's locations name no leader: the scan opens on a replica, which wakes the
+   * group and names the new leader, and is read there (docs/dense-nodes.md).
+   */
+  @Test
+  void aTabletWithNoLeaderInLocationsIsScannedThroughTheHintedLeader() {
+    NyalaTable t = f.createTable("m", 1, 3);
+    f.insertRange(t, 0, 10);
+    FakeTablet tablet = f.tablet("m", 0);
+    tablet.setNoLeaderInMaster(true);
+    tablet.setLeader(tablet.replicas().get(1));
+    try (NyalaClient fresh = NyalaClient.builder(f.cluster.masterAddresses())
+            .defaultOperationTimeoutMs(10_000).build();
+        NyalaScanner s = fresh.openTable("m").newScannerBuilder().build()) {
+      int rows = 0;
+      while (s.hasMoreRows()) {
+        rows += s.nextRows().getNumRows();
+      }
+      assertThat(rows).isEqualTo(10);
+    }
+    assertThat(tablet.replicas().get(0).scans).isNotEmpty();
+    assertThat(tablet.replicas().get(1).scans).isNotEmpty();
+  }
+
   @Test
   void theLimitAppliesAcrossTablets() {
     NyalaTable t = f.createTable("m", 2, 1);

@@ -141,6 +141,51 @@ class WriteTest {
     assertThat(tablet.rowCount()).isEqualTo(2);
   }
 
+  /**
+   * A hibernated tablet's locations name no leader: the write goes to a replica, which wakes the
+   * group and answers NOT_LEADER naming the new leader; the client follows it without asking
+   * the master again (docs/dense-nodes.md).
+   */
+  @Test
+  void noLeaderInLocationsWritesToAReplicaThenFollowsItsHint() {
+    NyalaTable t = f.createTable("m", 1, 3);
+    FakeTablet tablet = f.tablet("m", 0);
+    tablet.setNoLeaderInMaster(true);
+    tablet.setLeader(tablet.replicas().get(2));
+
+    assertThat(f.client.newSession().apply(insert(t, 1, "a")).hasRowError()).isFalse();
+
+    assertThat(tablet.replicas().get(0).writes).hasSize(1);
+    assertThat(tablet.replicas().get(2).writes).hasSize(1);
+    assertThat(tablet.rowCount()).isEqualTo(1);
+    assertThat(master().calls("GetTableLocations")).isEqualTo(1);
+  }
+
+  /**
+   * While the woken group has no leader yet, the replica answers SERVICE_UNAVAILABLE; the client
+   * retries it there and then follows its hint once a leader is elected.
+   */
+  @Test
+  void aReplicaWakingItsGroupIsRetriedUntilItNamesTheLeader() {
+    NyalaTable t = f.createTable("m", 1, 3);
+    FakeTablet tablet = f.tablet("m", 0);
+    tablet.setNoLeaderInMaster(true);
+    tablet.setLeader(tablet.replicas().get(1));
+    FakeTabletServer woken = tablet.replicas().get(0);
+    for (int i = 0; i < 2; i++) {
+      woken.onNextWrite((ts, req) -> error(NyalaException.unavailable(
+          "tablet %s: waking its group, no leader yet", tablet.id())));
+    }
+
+    OperationResponse r = f.client.newSession().apply(insert(t, 1, "a"));
+
+    assertThat(r.hasRowError()).as("%s", r).isFalse();
+    assertThat(woken.writes).hasSize(3);
+    assertThat(tablet.replicas().get(1).writes).hasSize(1);
+    assertThat(tablet.replicas().get(2).writes).isEmpty();
+    assertThat(tablet.rowCount()).isEqualTo(1);
+  }
+
   @Test
   void anUnreachableLeaderIsSkippedForTheReplicaThatNowLeads() {
     NyalaTable t = f.createTable("m", 1, 3);

@@ -5,6 +5,7 @@ import io.nyala.common.proto.HostPortPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.web.Html;
 import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.ReplicaReports;
 import io.nyala.master.catalog.SysCatalog;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
@@ -74,18 +75,28 @@ final class MasterPages {
     return Html.table(List.of("name", "id", "tablets", "replicas"), rows);
   }
 
+  /** One row per tablet server, then the cluster's totals; awake/hibernated as last reported. */
   private String tservers() {
     var counts = catalogManager.replicaCounts();
+    var hotCold = catalogManager.reports().hotColdByTserver();
+    ReplicaReports.HotCold total = ReplicaReports.HotCold.NONE;
+    int replicas = 0;
     List<List<String>> rows = new ArrayList<>();
     for (TSDescriptor d : tsManager.all()) {
       var r = d.registration();
+      ReplicaReports.HotCold hc = hotCold.getOrDefault(d.uuid(), ReplicaReports.HotCold.NONE);
+      int n = counts.getOrDefault(d.uuid(), 0);
+      total = total.plus(hc);
+      replicas += n;
       rows.add(List.of(r.getName(), d.uuid(), addr(r.getRpcAddress()), addr(r.getHttpAddress()),
           tsManager.isLive(d) ? "live" : "dead",
           tsManager.millisSinceHeartbeat(d) + " ms ago",
-          String.valueOf(counts.getOrDefault(d.uuid(), 0))));
+          String.valueOf(n), String.valueOf(hc.awake()), String.valueOf(hc.hibernated())));
     }
+    rows.add(List.of("total", "", "", "", "", "", String.valueOf(replicas),
+        String.valueOf(total.awake()), String.valueOf(total.hibernated())));
     return Html.table(List.of("name", "uuid", "RPC", "HTTP", "live", "last heartbeat",
-        "replicas"), rows);
+        "replicas", "awake", "hibernated"), rows);
   }
 
   private static String addr(HostPortPB pb) {

@@ -32,6 +32,7 @@ import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.rpc.Rpcs;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
+import io.nyala.master.catalog.ReplicaReports;
 import io.nyala.master.catalog.SysCatalog;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
@@ -124,14 +125,18 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
     Rpcs.respond(out, () -> {
       catalog.checkLeaderReady();
       Map<String, Integer> counts = catalog.replicaCounts();
+      Map<String, ReplicaReports.HotCold> hotCold = catalog.reports().hotColdByTserver();
       ListTabletServersResponsePB.Builder b = ListTabletServersResponsePB.newBuilder();
       for (TSDescriptor d : tsManager.all()) {
+        ReplicaReports.HotCold hc = hotCold.getOrDefault(d.uuid(), ReplicaReports.HotCold.NONE);
         b.addServers(ListTabletServersResponsePB.Entry.newBuilder()
             .setTsInfo(d.toTsInfo())
             .setLive(tsManager.isLive(d))
             .setMillisSinceHeartbeat(tsManager.millisSinceHeartbeat(d))
             .setNumReplicas(counts.getOrDefault(d.uuid(), 0))
-            .setNumLiveTablets(d.numLiveTablets()));
+            .setNumLiveTablets(d.numLiveTablets())
+            .setNumAwakeReplicas(hc.awake())
+            .setNumHibernatedReplicas(hc.hibernated()));
       }
       return b.build();
     }, e -> ListTabletServersResponsePB.newBuilder().setError(e).build());

@@ -72,6 +72,44 @@ class AlterTableTest extends LocationsTestBase {
     return tservers.stream().flatMap(t -> t.alters.stream()).toList();
   }
 
+  /**
+   * A hibernated tablet has no leader: AlterSchema goes to a live replica, which wakes the group
+   * and names the new leader, and the master follows the hint. A tablet whose replicas closed at
+   * the table's version is current without being woken (docs/dense-nodes.md).
+   */
+  @Test
+  void aHibernatedTabletIsAlteredThroughAReplicaAndNotWokenOnceCurrent() throws Exception {
+    startWithTable("cold", 1);
+    SysTabletEntryPB t = tabletsOf(tableId("cold")).get(0);
+    List<String> peers = t.getReplicasList().stream()
+        .map(io.nyala.common.proto.RaftPeerPB::getUuid).toList();
+    List<FakeTServer> replicas = peers.stream().map(u -> tservers.stream()
+        .filter(f -> f.uuid.equals(u)).findFirst().get()).toList();
+    replicas.forEach(ts -> ts.heartbeat(m.stub(), FakeTServer.incremental(
+        FakeTServer.hibernated(t.getTabletId(), 1, peers, 3).toBuilder().setSchemaVersion(1)
+            .build())));
+    assertThat(done("cold")).isTrue();
+    replicas.forEach(ts -> ts.notLeaderHint = replicas.get(2));
+    replicas.get(2).notLeaderHint = null;
+
+    assertThat(alter("cold", "", add("c1", DataTypePB.INT32, true, null)).hasError()).isFalse();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !replicas.get(2).alters.isEmpty());
+    assertThat(replicas.get(0).alters).as("the first live replica is asked first").isNotEmpty();
+    assertThat(replicas.get(2).alters.get(0).getSchema().getVersion()).isEqualTo(2);
+    // The woken group changes and goes back to sleep at a higher term, at version 2.
+    replicas.forEach(ts -> ts.heartbeat(m.stub(), FakeTServer.incremental(
+        FakeTServer.hibernated(t.getTabletId(), 2, peers, 3).toBuilder().setSchemaVersion(2)
+            .build())));
+    await().atMost(Duration.ofSeconds(10)).until(() -> done("cold"));
+    int sent = altersSent().size();
+    m.advanceClock(Duration.ofSeconds(5)); // past the retry interval
+    long sweeps = m.master.reReplicator().sweeps();
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> m.master.reReplicator().sweeps() >= sweeps + 3);
+    assertThat(altersSent()).hasSize(sent);
+  }
+
   @Test
   void addRenameAndDropColumnsThenTheTabletsFollow() throws Exception {
     startWithTable("t", 2);

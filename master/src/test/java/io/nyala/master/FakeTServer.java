@@ -6,6 +6,7 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
@@ -42,6 +43,11 @@ final class FakeTServer implements AutoCloseable {
   final List<ChangeConfigRequestPB> changes = new CopyOnWriteArrayList<>();
   /** When set, ChangeConfig is answered with SERVICE_UNAVAILABLE (a change that failed). */
   volatile boolean failChanges;
+  /**
+   * When set, ChangeConfig and AlterSchema are answered NOT_LEADER naming this server (a replica
+   * of a hibernated tablet that woke its group, which elected another leader).
+   */
+  volatile FakeTServer notLeaderHint;
   private final Server server;
 
   FakeTServer(String name) throws IOException {
@@ -98,6 +104,21 @@ final class FakeTServer implements AutoCloseable {
         .setRole(RaftRolePB.FOLLOWER).setLeaderUuid(leaderUuid).setTerm(term).build();
   }
 
+  /** As a tserver reports a cold replica: the term and configuration it closed with, no role. */
+  static ReportedTabletPB hibernated(String tabletId, long term, List<String> peers,
+      long configIndex) {
+    return ReportedTabletPB.newBuilder().setTabletId(tabletId)
+        .setState(TabletStatePB.HIBERNATED).setTerm(term).addAllConfigPeerUuids(peers)
+        .setCommittedConfigIndex(configIndex).build();
+  }
+
+  /** The NOT_LEADER error naming {@link #notLeaderHint}, or null when not set. */
+  private ErrorPB notLeader(String tabletId) {
+    FakeTServer hint = notLeaderHint;
+    return hint == null ? null : NyalaException.notLeader("replica of tablet " + tabletId
+        + " on " + uuid + " is not the leader", hint.uuid, hint.rpcAddress()).toPb();
+  }
+
   long createsOf(String tabletId) {
     return creates.stream().filter(c -> c.getTabletId().equals(tabletId)).count();
   }
@@ -131,6 +152,12 @@ final class FakeTServer implements AutoCloseable {
     @Override
     public void alterSchema(AlterSchemaRequestPB req, StreamObserver<AlterSchemaResponsePB> out) {
       alters.add(req);
+      ErrorPB notLeader = notLeader(req.getTabletId());
+      if (notLeader != null) {
+        out.onNext(AlterSchemaResponsePB.newBuilder().setError(notLeader).build());
+        out.onCompleted();
+        return;
+      }
       out.onNext(AlterSchemaResponsePB.newBuilder()
           .setSchemaVersion(req.getSchema().getVersion()).build());
       out.onCompleted();
@@ -141,6 +168,12 @@ final class FakeTServer implements AutoCloseable {
     public void changeConfig(ChangeConfigRequestPB req,
         StreamObserver<ChangeConfigResponsePB> out) {
       changes.add(req);
+      ErrorPB notLeader = notLeader(req.getTabletId());
+      if (notLeader != null) {
+        out.onNext(ChangeConfigResponsePB.newBuilder().setError(notLeader).build());
+        out.onCompleted();
+        return;
+      }
       if (failChanges) {
         out.onNext(ChangeConfigResponsePB.newBuilder().setError(NyalaException.unavailable(
             "tablet %s: configuration change failed (test)", req.getTabletId()).toPb()).build());

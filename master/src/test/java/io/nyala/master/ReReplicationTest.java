@@ -38,12 +38,7 @@ class ReReplicationTest {
 
   @Test
   void deadTServersReplicasMoveToTheLiveOneWithout() throws Exception {
-    m = MasterFixture.start(dir, "--tserver_unresponsive_timeout_ms=5000");
-    for (int i = 0; i < 4; i++) {
-      FakeTServer ts = new FakeTServer("ts-" + i);
-      byUuid.put(ts.uuid, ts);
-      ts.register(m.stub());
-    }
+    startWithFourTServers("--tserver_unresponsive_timeout_ms=5000");
     String tableId = m.stub().createTable(Tables.create("rr", 4, 3)).getTableId();
     List<SysTabletEntryPB> tablets = tablets(tableId);
     String victim = tablets.get(0).getReplicas(1).getUuid();
@@ -118,12 +113,7 @@ class ReReplicationTest {
 
   @Test
   void theLeadersReportedConfigurationReachesTheCatalog() throws Exception {
-    m = MasterFixture.start(dir);
-    for (int i = 0; i < 4; i++) {
-      FakeTServer ts = new FakeTServer("ts-" + i);
-      byUuid.put(ts.uuid, ts);
-      ts.register(m.stub());
-    }
+    startWithFourTServers();
     String tableId = m.stub().createTable(Tables.create("cfg", 1, 3)).getTableId();
     SysTabletEntryPB t = tablets(tableId).get(0);
     String leader = t.getReplicas(0).getUuid();
@@ -159,13 +149,8 @@ class ReReplicationTest {
   @Test
   void failedMoveKeepsACopyingJoinerThenDeletesItWithTheConfigIndexAndRetries()
       throws Exception {
-    m = MasterFixture.start(dir, "--tserver_unresponsive_timeout_ms=5000",
+    startWithFourTServers("--tserver_unresponsive_timeout_ms=5000",
         "--rereplication_retry_ms=1000");
-    for (int i = 0; i < 4; i++) {
-      FakeTServer ts = new FakeTServer("ts-" + i);
-      byUuid.put(ts.uuid, ts);
-      ts.register(m.stub());
-    }
     String tableId = m.stub().createTable(Tables.create("fail", 1, 3)).getTableId();
     SysTabletEntryPB t = tablets(tableId).get(0);
     String id = t.getTabletId();
@@ -208,6 +193,54 @@ class ReReplicationTest {
     });
     await("the move is retried").atMost(Duration.ofSeconds(10))
         .until(() -> leader.changes.size() >= 2);
+  }
+
+  /**
+   * Liveness is per tablet server: a hibernated tablet (no leader) whose former leader's tserver
+   * dies is still re-replicated. The ChangeConfig goes to a live replica, which wakes the group
+   * and names the new leader; the master follows that hint (docs/dense-nodes.md).
+   */
+  @Test
+  void aHibernatedTabletsReplicaOnADeadTServerIsReplacedThroughALiveReplica()
+      throws Exception {
+    startWithFourTServers("--tserver_unresponsive_timeout_ms=5000");
+    String tableId = m.stub().createTable(Tables.create("cold", 1, 3)).getTableId();
+    SysTabletEntryPB t = tablets(tableId).get(0);
+    String id = t.getTabletId();
+    List<String> peers = t.getReplicasList().stream().map(RaftPeerPB::getUuid).toList();
+    FakeTServer victim = byUuid.get(peers.get(0));
+    FakeTServer woken = byUuid.get(peers.get(1));
+    FakeTServer newLeader = byUuid.get(peers.get(2));
+    victim.heartbeat(m.stub(), FakeTServer.incremental(FakeTServer.leader(id, 1)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> tablets(tableId).get(0).getState()
+        == SysTabletStatePB.SYS_TABLET_RUNNING);
+    for (String u : peers) {
+      byUuid.get(u).heartbeat(m.stub(), FakeTServer.incremental(
+          FakeTServer.hibernated(id, 1, peers, 3)));
+    }
+    assertThat(m.master.catalog().reports().isHibernated(id)).isTrue();
+    woken.notLeaderHint = newLeader;
+
+    m.advanceClock(Duration.ofSeconds(10));
+    heartbeatAllBut(victim.uuid);
+    await().atMost(Duration.ofSeconds(20)).until(() -> !holds(tablets(tableId).get(0),
+        victim.uuid));
+
+    assertThat(newLeader.changes).singleElement().satisfies(c -> {
+      assertThat(c.getRemoveUuid()).isEqualTo(victim.uuid);
+      assertThat(c.getExpectedPeerUuidsList()).containsExactlyInAnyOrderElementsOf(peers);
+    });
+    assertThat(woken.changes).hasSizeLessThanOrEqualTo(1);
+    assertThat(victim.changes).isEmpty();
+  }
+
+  private void startWithFourTServers(String... flags) throws Exception {
+    m = MasterFixture.start(dir, flags);
+    for (int i = 0; i < 4; i++) {
+      FakeTServer ts = new FakeTServer("ts-" + i);
+      byUuid.put(ts.uuid, ts);
+      ts.register(m.stub());
+    }
   }
 
   private void heartbeatAllBut(String uuid) {

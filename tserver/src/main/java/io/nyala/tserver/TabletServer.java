@@ -40,9 +40,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupMemberId;
@@ -78,6 +79,10 @@ public class TabletServer extends ServerBase {
   private MaintenanceScheduler storeMaintenance;
   /** The cluster this server obeys (docs/data-safety.md); opened with the file system. */
   private ClusterIdGuard clusterGuard;
+  /** Periodic work of the whole server; see {@link #maintenancePool()}. */
+  private volatile ScheduledExecutorService maintenancePool;
+  /** Threads of the maintenance pool (docs/dense-nodes-threads.md). */
+  static final int MAINTENANCE_THREADS = 2;
 
   public TabletServer(TserverOptions options) {
     super("tserver", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
@@ -116,16 +121,19 @@ public class TabletServer extends ServerBase {
     buildRaftServer(tabletManager.registry(), null, RaftStorage.StartupOption.RECOVER);
     startRaft();
     tabletManager.start(raftServer);
-    startHibernation();
 
     scanners = new ScannerManager(topts.scannerTtlMs);
     onClose(scanners);
-    ScheduledExecutorService maintenance = Executors.newSingleThreadScheduledExecutor(
+    // One small pool for every periodic task of the server (docs/dense-nodes-threads.md): two
+    // threads, so a long flush or compaction never holds up the scanner and session sweep.
+    ScheduledExecutorService maintenance = Executors.newScheduledThreadPool(MAINTENANCE_THREADS,
         LogContext.threadFactory(name, "maintenance"));
+    maintenancePool = maintenance;
     onClose(maintenance::shutdownNow);
     long sweepMs = Math.max(50, Math.min(5000,
         Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+    startHibernation(maintenance);
 
     if (!topts.enableMaintenanceManager) {
       LOG.warn("--enable_maintenance_manager=false: tablets flush only when asked and never "
@@ -136,8 +144,7 @@ public class TabletServer extends ServerBase {
         topts.flushThresholdMb << 20, TimeUnit.SECONDS.toNanos(topts.flushThresholdSecs),
         topts.memoryLimitMb << 20, topts.enableCompaction,
         CompactionPolicy.withBudget(topts.compactionBudgetMb << 20)), this::openStores,
-        LogContext.threadFactory(name, "tablet-maintenance"),
-        topts.enableMaintenanceManager ? topts.maintenanceIntervalMs : Long.MAX_VALUE);
+        maintenance, topts.enableMaintenanceManager ? topts.maintenanceIntervalMs : Long.MAX_VALUE);
     onClose(storeMaintenance);
 
     WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,
@@ -163,12 +170,15 @@ public class TabletServer extends ServerBase {
   }
 
   /**
-   * Hibernation of idle replicas and their wake on demand (docs/dense-nodes.md): rounds run on
-   * a small pool, a pass looks at every replica once a second (at most).
+   * Hibernation of idle replicas and their wake on demand (docs/dense-nodes.md): a pass looks
+   * at every replica once a second (at most) on the maintenance pool; rounds, which wait for
+   * followers' answers, run on a pool of their own.
    */
-  private void startHibernation() {
-    ExecutorService rounds = Executors.newFixedThreadPool(2,
-        LogContext.threadFactory(name, "hibernation"));
+  private void startHibernation(ScheduledExecutorService maintenance) {
+    // Its threads go when idle: a server whose replicas are all cold or all busy keeps none.
+    ThreadPoolExecutor rounds = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "hibernation"));
+    rounds.allowCoreThreadTimeOut(true);
     onClose(rounds::shutdownNow);
     long retryWindowMs = RaftServerConfigKeys.RetryCache.expiryTime(raftServer.getProperties())
         .toLong(TimeUnit.MILLISECONDS);
@@ -178,11 +188,13 @@ public class TabletServer extends ServerBase {
     if (topts.tabletHibernateAfterMs <= 0) {
       LOG.info("--tablet_hibernate_after_ms=0: replicas never hibernate (cold ones still wake)");
     }
+    MetricRegistry.Histogram wakeLatency = metrics.histogram("tablet_wake_latency_seconds",
+        "Time to wake a hibernated replica here: from the first request that needed it to its "
+            + "Raft group open (the election follows)",
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5);
+    hibernator.onWake(ms -> wakeLatency.observe(ms / 1000.0));
     long passMs = Math.max(100, Math.min(1000, topts.tabletHibernateAfterMs / 4));
-    ScheduledExecutorService passes = Executors.newSingleThreadScheduledExecutor(
-        LogContext.threadFactory(name, "hibernation-pass"));
-    onClose(passes::shutdownNow);
-    passes.scheduleWithFixedDelay(() -> {
+    maintenance.scheduleWithFixedDelay(() -> {
       try {
         hibernator.pass();
       } catch (RuntimeException e) {
@@ -211,8 +223,11 @@ public class TabletServer extends ServerBase {
       }
     }, topts.tabletCopySessionTtlMs, System::nanoTime);
     onClose(copySessions);
-    ExecutorService copies = Executors.newFixedThreadPool(2,
-        LogContext.threadFactory(name, "tablet-copy"));
+    // Apart from the maintenance pool: a copy blocks on the network for as long as it takes.
+    // Its threads go when idle, so a server that copies nothing keeps none.
+    ThreadPoolExecutor copies = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "tablet-copy"));
+    copies.allowCoreThreadTimeOut(true);
     onClose(copies::shutdownNow);
     TabletCopyClient copier = new TabletCopyClient(channels, uuid(), copies, metrics);
     if (topts.faultTabletCopyFetchDelayMs > 0) {
@@ -400,6 +415,14 @@ public class TabletServer extends ServerBase {
 
   public RaftServer raftServer() {
     return raftServer;
+  }
+
+  /**
+   * The server's shared pool for periodic work (sweeps, flushes, compactions): schedule a
+   * server-wide periodic task here rather than start a thread or a timer per replica.
+   */
+  public ScheduledExecutorService maintenancePool() {
+    return maintenancePool;
   }
 
   public ScannerManager scanners() {

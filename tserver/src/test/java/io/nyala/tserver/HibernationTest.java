@@ -71,8 +71,10 @@ class HibernationTest {
     }
     String tablet = RaftIds.newId();
     fx.createTablet(tablet, servers);
-    TabletServer leader = TserverFixture.awaitLeader(tablet, servers);
-    assertThat(fx.write(leader, inserts(tablet, 0, 100, RowOpType.INSERT)).hasError()).isFalse();
+    // No leader wait: an untouched tablet may hibernate first; the write wakes it then.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+        writeVia(servers.get(0), inserts(tablet, 0, 100, RowOpType.INSERT)).hasError())
+        .isFalse());
 
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       for (TabletServer ts : servers) {
@@ -107,8 +109,9 @@ class HibernationTest {
     servers.add(ts);
     String tablet = RaftIds.newId();
     fx.createTablet(tablet, List.of(ts));
-    TserverFixture.awaitLeader(tablet, List.of(ts));
-    assertThat(fx.write(ts, inserts(tablet, 0, 40, RowOpType.INSERT)).hasError()).isFalse();
+    // No leader wait: an untouched tablet may hibernate first; the write wakes it then.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+        fx.write(ts, inserts(tablet, 0, 40, RowOpType.INSERT)).hasError()).isFalse());
     await().atMost(Duration.ofSeconds(30)).until(() -> state(ts, tablet)
         == ReplicaState.HIBERNATED);
     Path cold = dir.resolve("ts0").resolve("raft-hibernated")

@@ -17,6 +17,8 @@ public final class FakeTablet {
   volatile FakeTabletServer leader;
   /** The leader the master reports, if it lags behind {@link #leader}; null = up to date. */
   volatile FakeTabletServer staleMasterView;
+  /** The master reports no leader, as for a hibernated tablet (docs/dense-nodes.md). */
+  volatile boolean noLeaderInMaster;
   /** Rows by encoded primary key, full schema width. Guarded by this. */
   final TreeMap<byte[], Object[]> rows = new TreeMap<>(Arrays::compareUnsigned);
   /** Exactly-once: responses by (client id, seq_no). Guarded by this. */
@@ -63,7 +65,18 @@ public final class FakeTablet {
     staleMasterView = ts;
   }
 
+  /**
+   * @param none whether the master's locations name no leader (every replica a follower), as
+   *     for a hibernated tablet
+   */
+  public void setNoLeaderInMaster(boolean none) {
+    noLeaderInMaster = none;
+  }
+
   FakeTabletServer leaderAsMasterSees() {
+    if (noLeaderInMaster) {
+      return null;
+    }
     FakeTabletServer v = staleMasterView;
     return v != null ? v : leader;
   }

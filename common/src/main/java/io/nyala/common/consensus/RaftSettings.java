@@ -55,6 +55,8 @@ public final class RaftSettings {
     // A snapshot bounds the log even while a follower is down: it catches up by a copy instead.
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
 
+    boundThreadPools(p);
+
     // Reads: linearizable, served under the leader lease (a deposed leader never answers).
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
@@ -64,6 +66,37 @@ public final class RaftSettings {
     }
     return p;
   }
+
+  /**
+   * Ratis' unbounded thread pools, bounded (docs/dense-nodes-threads.md). At its defaults
+   * ({@code cached=true}, size 0) each is {@code Executors.newCachedThreadPool}: one thread per
+   * concurrent task. The per-division pools (server: follower appends, leader transfer,
+   * configuration changes; client: requests over Ratis' client RPC, which tablet servers do not
+   * use) stay "cached" with a size: Ratis then builds a pool with no core thread and an
+   * unbounded queue, which runs at most one thread and lets it go after 60 s idle, so a quiet
+   * division keeps none. The server-wide pool recovers, starts and closes all divisions at once:
+   * a fixed pool, so a restart with thousands of groups does not start a thread per group.
+   */
+  static void boundThreadPools(RaftProperties p) {
+    RaftServerConfigKeys.ThreadPool.setServerCached(p, true);
+    RaftServerConfigKeys.ThreadPool.setServerSize(p, 1);
+    RaftServerConfigKeys.ThreadPool.setClientCached(p, true);
+    RaftServerConfigKeys.ThreadPool.setClientSize(p, 1);
+    RaftServerConfigKeys.ThreadPool.setProxyCached(p, false);
+    RaftServerConfigKeys.ThreadPool.setProxySize(p, PROXY_THREADS);
+    // Ratis' client-protocol request pool is already "cached" with a size (one thread at most).
+    GrpcConfigKeys.Server.setAsyncRequestThreadPoolCached(p, true);
+    // Off by default, said here because it would add a flush thread per division (as does
+    // unsafe flush, which only benchmarks set, through --raft_property).
+    RaftServerConfigKeys.Log.setAsyncFlushEnabled(p, false);
+  }
+
+  /**
+   * Threads that recover, start and close divisions together. Closing a division waits up to a
+   * second for its log worker, so this many close in parallel: a stop with a few hundred awake
+   * divisions takes seconds, not minutes, and 16 parked threads are cheap.
+   */
+  public static final int PROXY_THREADS = 16;
 
   /**
    * Turns off Ratis' own snapshot file transfer, so that a follower the leader's log cannot

@@ -1,15 +1,17 @@
 package io.nyala.common.metrics;
 
+import io.nyala.common.NyalaException;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 /**
  * One server's metrics, rendered in the Prometheus text format. Counters only go up; gauges are
- * read when rendered. Every sample carries the server's name as a {@code server} label so that
+ * read when rendered; histograms count observations in fixed buckets. Every sample carries the server's name as a {@code server} label so that
  * several servers in one JVM (the minicluster) stay apart.
  */
 public final class MetricRegistry {
@@ -27,6 +29,73 @@ public final class MetricRegistry {
 
     public long get() {
       return adder.sum();
+    }
+  }
+
+  /**
+   * Observations counted in fixed buckets chosen at registration, rendered as Prometheus
+   * renders a histogram: cumulative {@code _bucket{le="..."}} series ending with
+   * {@code le="+Inf"}, then {@code _sum} and {@code _count}.
+   */
+  public static final class Histogram {
+    private final double[] bounds;
+    /** Per bucket, not cumulative; the last one is the +Inf bucket. */
+    private final LongAdder[] buckets;
+    private final DoubleAdder sum = new DoubleAdder();
+
+    private Histogram(double[] bounds) {
+      this.bounds = bounds.clone();
+      this.buckets = new LongAdder[bounds.length + 1];
+      for (int i = 0; i < buckets.length; i++) {
+        buckets[i] = new LongAdder();
+      }
+    }
+
+    public void observe(double v) {
+      int i = 0;
+      while (i < bounds.length && v > bounds[i]) {
+        i++;
+      }
+      buckets[i].increment();
+      sum.add(v);
+    }
+
+    /** Observations so far. */
+    public long count() {
+      long n = 0;
+      for (LongAdder b : buckets) {
+        n += b.sum();
+      }
+      return n;
+    }
+
+    /** The sum of all observations. */
+    public double sum() {
+      return sum.sum();
+    }
+
+    /** Observations at most {@code bound} (one of the registered bounds), for tests. */
+    public long countAtMost(double bound) {
+      long n = 0;
+      for (int i = 0; i < bounds.length && bounds[i] <= bound; i++) {
+        n += buckets[i].sum();
+      }
+      return n;
+    }
+
+    private void render(StringBuilder sb, String name, String labels) {
+      // One read of every bucket, so the +Inf bucket and _count agree.
+      String open = labels.substring(0, labels.length() - 1) + ",le=\"";
+      long cumulative = 0;
+      for (int i = 0; i <= bounds.length; i++) {
+        cumulative += buckets[i].sum();
+        String le = i < bounds.length ? Double.toString(bounds[i]) : "+Inf";
+        sb.append(name).append("_bucket").append(open).append(le).append("\"} ")
+            .append(cumulative).append('\n');
+      }
+      sb.append(name).append("_sum").append(labels).append(' ').append(sum()).append('\n');
+      sb.append(name).append("_count").append(labels).append(' ').append(cumulative)
+          .append('\n');
     }
   }
 
@@ -68,7 +137,33 @@ public final class MetricRegistry {
     series.put(name + l, new Series(new Family(name, help, "gauge"), l, value));
   }
 
-  /** The value of a counter or gauge (for tests and pages), or -1 if absent. */
+  /** A histogram with no labels; see {@link #histogram(String, String, Map, double...)}. */
+  public Histogram histogram(String name, String help, double... buckets) {
+    return histogram(name, help, Map.of(), buckets);
+  }
+
+  /**
+   * Returns the histogram with this name and labels, creating it once with these bucket upper
+   * bounds (finite, strictly increasing; the +Inf bucket is implied).
+   */
+  public Histogram histogram(String name, String help, Map<String, String> labels,
+      double... buckets) {
+    for (int i = 0; i < buckets.length; i++) {
+      if (!Double.isFinite(buckets[i]) || (i > 0 && buckets[i] <= buckets[i - 1])) {
+        throw NyalaException.invalidArgument("histogram %s: bucket bounds must be finite and "
+            + "strictly increasing, not %s", name, java.util.Arrays.toString(buckets));
+      }
+    }
+    String l = labels(labels);
+    Series s = series.computeIfAbsent(name + l,
+        k -> new Series(new Family(name, help, "histogram"), l, new Histogram(buckets)));
+    return (Histogram) s.source();
+  }
+
+  /**
+   * The value of a counter or gauge (for tests and pages), a histogram's count, or -1 if
+   * absent.
+   */
   public long value(String name, Map<String, String> labels) {
     Series s = series.get(name + labels(labels));
     if (s == null) {
@@ -84,6 +179,9 @@ public final class MetricRegistry {
   private static Number read(Object src) {
     if (src instanceof Counter c) {
       return c.get();
+    }
+    if (src instanceof Histogram h) {
+      return h.count();
     }
     if (src instanceof LongSupplier ls) {
       return ls.getAsLong();
@@ -115,6 +213,10 @@ public final class MetricRegistry {
       sb.append("# TYPE ").append(f.name()).append(' ').append(f.type()).append('\n');
       e.getValue().sort(java.util.Comparator.comparing(Series::labels));
       for (Series s : e.getValue()) {
+        if (s.source() instanceof Histogram h) {
+          h.render(sb, f.name(), s.labels());
+          continue;
+        }
         Number v;
         try {
           v = read(s.source());

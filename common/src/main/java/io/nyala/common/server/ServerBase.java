@@ -10,6 +10,7 @@ import io.nyala.common.fs.DirLock;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.metrics.ProcessMetrics;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.row.Redactor;
 import io.nyala.common.rpc.Channels;
@@ -104,6 +105,7 @@ public abstract class ServerBase implements AutoCloseable {
     metrics = new MetricRegistry(name);
     metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
         () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+    ProcessMetrics.register(metrics);
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */

@@ -18,8 +18,10 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.metrics.MetricRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +41,11 @@ class RpcServerLimitsTest {
           .setFullMethodName("test.Hold/Hold").setRequestMarshaller(RawBytes.MARSHALLER)
           .setResponseMarshaller(RawBytes.MARSHALLER).build();
 
+  /** A call that holds its service thread until {@link #release} opens. */
+  private static final MethodDescriptor<byte[], byte[]> BLOCK = HOLD.toBuilder()
+      .setFullMethodName("test.Hold/Block").build();
+  private final CountDownLatch release = new CountDownLatch(1);
+
   /** Calls the service holds unanswered, as an async Write waiting for Raft would. */
   private final ConcurrentLinkedQueue<StreamObserver<byte[]>> held = new ConcurrentLinkedQueue<>();
   private RpcServer server;
@@ -46,7 +53,16 @@ class RpcServerLimitsTest {
 
   private void start(int threads, int queueLength, int maxMessageBytes) {
     BindableService service = () -> ServerServiceDefinition.builder("test.Hold")
-        .addMethod(HOLD, ServerCalls.asyncUnaryCall((req, out) -> held.add(out))).build();
+        .addMethod(HOLD, ServerCalls.asyncUnaryCall((req, out) -> held.add(out)))
+        .addMethod(BLOCK, ServerCalls.asyncUnaryCall((req, out) -> {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          out.onNext(req);
+          out.onCompleted();
+        })).build();
     server = new RpcServer("ts-test", new HostPort("127.0.0.1", 0), threads, queueLength,
         maxMessageBytes, new MetricRegistry("ts-test"));
     server.addService(service).start();
@@ -68,6 +84,7 @@ class RpcServerLimitsTest {
 
   @AfterEach
   void stop() {
+    release.countDown();
     answerAll();
     if (channel != null) {
       channel.shutdownNow();
@@ -114,5 +131,26 @@ class RpcServerLimitsTest {
           assertThat(e.getStatus().getDescription()).contains("1024").contains("4096");
         });
     assertThat(held).isEmpty();
+  }
+
+  /**
+   * The service pool is fixed at --rpc_num_service_threads (docs/dense-nodes-threads.md): calls
+   * that block their thread queue for it instead of starting more threads.
+   */
+  @Test
+  void blockingCallsQueueForTheFixedServiceThreads() throws Exception {
+    start(2, 20, 1 << 20);
+    List<Future<byte[]>> calls = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      calls.add(ClientCalls.futureUnaryCall(channel.newCall(BLOCK,
+          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), new byte[] {(byte) i}));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.callsInFlight() == 8);
+    assertThat(Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("ts-test-rpc-"))).hasSize(2);
+    release.countDown();
+    for (Future<byte[]> f : calls) {
+      assertThat(f.get(10, TimeUnit.SECONDS)).hasSize(1);
+    }
   }
 }

@@ -100,7 +100,7 @@ public final class CatalogManager {
       leaderReadyHook.run();
     });
     this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
-        settings.tabletCreationRetryMs());
+        settings.tabletCreationRetryMs(), tsManager::isLive);
     this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
         tsManager);
   }
@@ -282,7 +282,7 @@ public final class CatalogManager {
 
   private boolean isDone(List<SysTabletEntryPB> tablets) {
     return tablets.stream().allMatch(t -> t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING
-        || reports.leader(t.getTabletId()) != null);
+        || reports.leader(t.getTabletId()) != null || reports.isHibernated(t.getTabletId()));
   }
 
   public void deleteTable(TableIdentifierPB ident) {

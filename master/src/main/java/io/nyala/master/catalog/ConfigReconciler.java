@@ -3,6 +3,7 @@ package io.nyala.master.catalog;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
+import io.nyala.common.proto.master.TabletStatePB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
@@ -24,22 +25,30 @@ import org.slf4j.LoggerFactory;
  * peer is a registered tserver; one catalog write per tablet at a time. The configuration's
  * committed index is recorded with it: a replica outside the list is deleted only with that
  * index as compare-and-set (docs/data-safety.md, "Deletes").
+ *
+ * <p>A hibernated tablet has no leader, but its group closed only once every voter had applied
+ * everything (docs/dense-nodes.md), so the configuration a HIBERNATED replica reports is
+ * committed. It is taken when the replica closed at the tablet's hibernation term (not a
+ * straggler from an earlier sleep) and its index is above the catalog's, so a stale report can
+ * never move the catalog back.
  */
 final class ConfigReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReconciler.class);
 
   private final SysCatalog catalog;
   private final TSManager tsManager;
+  private final ReplicaReports reports;
   private final Set<String> writing = ConcurrentHashMap.newKeySet();
 
-  ConfigReconciler(SysCatalog catalog, TSManager tsManager) {
+  ConfigReconciler(SysCatalog catalog, TSManager tsManager, ReplicaReports reports) {
     this.catalog = catalog;
     this.tsManager = tsManager;
+    this.reports = reports;
   }
 
   void reconcile(SysTabletEntryPB tablet, String reporter, ReportedTabletPB r,
       ReplicaReports.Leader leader) {
-    if (r.getRole() != RaftRolePB.LEADER || leader == null || !leader.uuid().equals(reporter)
+    if (!(leads(reporter, r, leader) || closedCommitted(tablet, r))
         || r.getConfigPeerUuidsCount() == 0
         || tablet.getState() != SysTabletStatePB.SYS_TABLET_RUNNING) {
       return;
@@ -61,10 +70,26 @@ final class ConfigReconciler {
           .setRpcAddress(d.registration().getRpcAddress())
           .setRaftAddress(d.registration().getRaftAddress()).build());
     }
-    String id = tablet.getTabletId();
-    if (!writing.add(id)) {
+    if (!writing.add(tablet.getTabletId())) {
       return;
     }
+    write(tablet, r, peers, listed);
+  }
+
+  private static boolean leads(String reporter, ReportedTabletPB r, ReplicaReports.Leader l) {
+    return r.getRole() == RaftRolePB.LEADER && l != null && l.uuid().equals(reporter);
+  }
+
+  /** A HIBERNATED replica's configuration, newer than the catalog's, from the last sleep. */
+  private boolean closedCommitted(SysTabletEntryPB tablet, ReportedTabletPB r) {
+    long closedAt = reports.hibernatedAt(tablet.getTabletId());
+    return r.getState() == TabletStatePB.HIBERNATED && closedAt >= 0
+        && r.getTerm() >= closedAt && r.getCommittedConfigIndex() > tablet.getConfigIndex();
+  }
+
+  private void write(SysTabletEntryPB tablet, ReportedTabletPB r, List<RaftPeerPB> peers,
+      Set<String> listed) {
+    String id = tablet.getTabletId();
     SysTabletEntryPB updated = tablet.toBuilder().clearReplicas().addAllReplicas(peers)
         .setConfigIndex(r.getCommittedConfigIndex()).build();
     catalog.write(SysCatalogBatchPB.newBuilder()

@@ -71,9 +71,7 @@ final class TabletCreator {
     long now = nanoClock.getAsLong();
     for (Pending p : creating) {
       String id = p.tablet().getTabletId();
-      ReplicaReports.Leader leader = reports.leader(id);
-      if (leader != null) {
-        markRunning(p.tablet(), leader);
+      if (promoteIfUp(p.tablet())) {
         continue;
       }
       for (RaftPeerPB replica : p.tablet().getReplicasList()) {
@@ -88,8 +86,26 @@ final class TabletCreator {
     }
   }
 
+  /**
+   * Marks a CREATING tablet RUNNING once its group proved it came up: a reported leader, or a
+   * hibernated group (only a leader hibernates one, see docs/dense-nodes.md; this happens when
+   * the master was away through creation and the idle period). Returns whether it did.
+   */
+  boolean promoteIfUp(SysTabletEntryPB tablet) {
+    String id = tablet.getTabletId();
+    ReplicaReports.Leader leader = reports.leader(id);
+    if (leader == null && reports.isHibernated(id)) {
+      leader = new ReplicaReports.Leader("", reports.hibernatedAt(id));
+    }
+    if (leader == null) {
+      return false;
+    }
+    markRunning(tablet, leader);
+    return true;
+  }
+
   /** Persists that a CREATING tablet has a leader; duplicate calls are dropped. */
-  void markRunning(SysTabletEntryPB tablet, ReplicaReports.Leader leader) {
+  private void markRunning(SysTabletEntryPB tablet, ReplicaReports.Leader leader) {
     String id = tablet.getTabletId();
     if (!runningInFlight.add(id)) {
       return;

@@ -49,7 +49,7 @@ final class TabletReportProcessor {
 
   TabletReportProcessor(SysCatalog catalog, ReplicaReports reports, TabletCreator creator,
       TSAdminClient admin, TSManager tsManager) {
-    this.configs = new ConfigReconciler(catalog, tsManager);
+    this.configs = new ConfigReconciler(catalog, tsManager, reports);
     this.catalog = catalog;
     this.reports = reports;
     this.creator = creator;
@@ -85,8 +85,8 @@ final class TabletReportProcessor {
         continue;
       }
       ReplicaReports.Leader leader = reports.update(uuid, r);
-      if (leader != null && k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
-        creator.markRunning(k.tablet(), leader);
+      if (k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
+        creator.promoteIfUp(k.tablet());
       }
       configs.reconcile(k.tablet(), uuid, r, leader);
     }

@@ -140,10 +140,16 @@ public final class TableLocationsLookup {
     return resp.build();
   }
 
-  /** The reported leader; else the one persisted when the tablet became RUNNING. */
+  /**
+   * The reported leader; none for a hibernated tablet (a client then calls any replica, which
+   * wakes the group: docs/dense-nodes.md); else the one persisted when the tablet became RUNNING.
+   */
   private String leaderOf(SysTabletEntryPB t) {
     ReplicaReports.Leader l = reports.leader(t.getTabletId());
-    return l != null ? l.uuid() : t.getLeaderUuid();
+    if (l != null) {
+      return l.uuid();
+    }
+    return reports.isHibernated(t.getTabletId()) ? null : t.getLeaderUuid();
   }
 
   /** From the registry when the tserver is registered, else from the catalog's peer entry. */

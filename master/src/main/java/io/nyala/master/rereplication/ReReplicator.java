@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replaces replicas on dead tablet servers and replicas reported FAILED, from the leader master
- * only. For each RUNNING tablet with such a replica and a live, healthy leader: pick the least-loaded live tserver that does
+ * only. For each RUNNING tablet with such a replica and a live, healthy leader (or, for a
+ * hibernated tablet, a live healthy replica that wakes the group and names its new leader: see
+ * {@link ReplicaReports#callTarget}): pick the least-loaded live tserver that does
  * not hold the tablet, create a joining replica there (CreateTablet, joining), then ask the
  * tablet's leader to swap the dead peer for it in one compare-and-set configuration change
  * (ChangeConfig REPLACE_PEER with the catalog's peers as the expected configuration). When the
@@ -136,9 +138,10 @@ public final class ReReplicator {
       if (inFlight.containsKey(t.getTabletId())) {
         continue;
       }
-      ReplicaReports.Leader leader = reports.leader(t.getTabletId());
-      if (leader == null || !live.contains(leader.uuid())
-          || toReplace(t.getTabletId(), leader.uuid(), dead)) {
+      String target = reports.callTarget(t.getTabletId(), t.getReplicasList().stream()
+              .map(RaftPeerPB::getUuid).toList(),
+          u -> live.contains(u) && !toReplace(t.getTabletId(), u, dead), sweeps.get());
+      if (target == null) {
         continue; // wait for the tablet to elect a live, healthy leader
       }
       Set<String> holders = t.getReplicasList().stream().map(RaftPeerPB::getUuid)
@@ -150,7 +153,7 @@ public final class ReReplicator {
       loads.merge(joiner, 1, Integer::sum);
       String victim = t.getReplicasList().stream().map(RaftPeerPB::getUuid)
           .filter(u -> toReplace(t.getTabletId(), u, dead)).findFirst().orElseThrow();
-      start(t, leader.uuid(), victim, joiner, now);
+      start(t, target, victim, joiner, now);
     }
   }
 
@@ -210,7 +213,8 @@ public final class ReReplicator {
         .build();
     admin.createTablet(joinerTs.rpcAddress(), CatalogManager.createTabletRequest(table, tablet)
             .toBuilder().setJoining(true).build())
-        .thenCompose(v -> admin.changeConfig(leaderTs.rpcAddress(), change))
+        .thenCompose(v -> TSAdminClient.followingLeaderHint(leaderTs.rpcAddress(),
+            addr -> admin.changeConfig(addr, change)))
         .thenCompose(resp -> recordReplacement(id, victim, newPeer))
         .whenComplete((v, t) -> finish(move, t));
   }

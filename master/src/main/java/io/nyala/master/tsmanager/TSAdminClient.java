@@ -4,6 +4,7 @@ import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
 import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
@@ -17,6 +18,7 @@ import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.Channels;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -84,6 +86,21 @@ public final class TSAdminClient {
     return f.thenApply(r -> {
       check(r.hasError() ? r.getError() : null);
       return r;
+    });
+  }
+
+  /**
+   * Calls {@code first}; when it answers NOT_LEADER naming another server, calls that one once.
+   * A replica of a hibernated tablet wakes its group and answers so (docs/dense-nodes.md).
+   * Other failures, and a second NOT_LEADER, are for the caller's next pass.
+   */
+  public static <T> CompletableFuture<T> followingLeaderHint(HostPort first,
+      Function<HostPort, CompletableFuture<T>> call) {
+    return call.apply(first).exceptionallyCompose(t -> {
+      NyalaException e = NyalaException.from(t);
+      HostPort hint = e.code() == StatusCode.NOT_LEADER ? e.leaderRpcAddress() : null;
+      return hint != null && !hint.equals(first) ? call.apply(hint)
+          : CompletableFuture.failedFuture(e);
     });
   }
 

@@ -102,6 +102,12 @@ public final class TSManager {
     return nanoClock.getAsLong() - d.lastHeartbeatNanos() <= unresponsiveNanos;
   }
 
+  /** Whether the tserver is registered and heartbeating. */
+  public boolean isLive(String uuid) {
+    TSDescriptor d = byUuid.get(uuid);
+    return d != null && isLive(d);
+  }
+
   public long millisSinceHeartbeat(TSDescriptor d) {
     return TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - d.lastHeartbeatNanos());
   }

@@ -55,6 +55,7 @@ final class ClusterKsck implements Callable<Integer> {
   }
 
   private static final int DEFAULT_MASTER_PORT = 7051;
+  private static final String HIBERNATED = "HIBERNATED";
   private static final String ROW = "%-20s  %-32s  %-32s  %-13s  %-9s  %s%n";
 
   @Option(names = "--masters", required = true,
@@ -117,8 +118,12 @@ final class ClusterKsck implements Callable<Integer> {
     }
   }
 
-  /** Prints one row per replica of {@code tl}; returns whether the tablet is healthy. */
-  private static boolean checkTablet(ListTablesResponsePB.TableInfo table, TabletLocationsPB tl,
+  /**
+   * Prints one row per replica of {@code tl}; returns whether the tablet is healthy. A
+   * HIBERNATED replica is healthy (cold, its group closed until something needs it: see
+   * docs/dense-nodes.md), and a tablet whose replicas all hibernate needs no leader.
+   */
+  static boolean checkTablet(ListTablesResponsePB.TableInfo table, TabletLocationsPB tl,
       Map<String, Map<String, ListTabletsResponsePB.StatusPB>> hosted,
       Map<String, String> unreachable) {
     String id = tl.getTabletId();
@@ -126,6 +131,7 @@ final class ClusterKsck implements Callable<Integer> {
     tl.getReplicasList().forEach(r -> placed.add(r.getTsInfo().getUuid()));
     boolean healthy = placed.size() >= table.getNumReplicas();
     boolean leader = false;
+    boolean cold = true;
     Set<String> all = new LinkedHashSet<>(placed);
     hosted.forEach((uuid, m) -> {
       if (m.containsKey(id)) {
@@ -140,19 +146,21 @@ final class ClusterKsck implements Callable<Integer> {
       if (s != null && !s.getError().isEmpty()) {
         note += s.getError();
       }
-      healthy &= state.equals("RUNNING");
+      healthy &= state.equals("RUNNING") || state.equals(HIBERNATED);
+      cold &= state.equals(HIBERNATED);
       leader |= s != null && s.getRole().name().equals("LEADER");
       System.out.printf(ROW, table.getName(), id, uuid, state,
           s == null ? "-" : s.getRole().name(), note);
     }
-    if (!leader) {
+    cold &= !all.isEmpty();
+    if (!leader && !cold) {
       System.out.printf(ROW, table.getName(), id, "-", "NO LEADER", "-", "");
     }
     if (placed.size() < table.getNumReplicas()) {
       System.out.printf(ROW, table.getName(), id, "-", "UNDER-REPLICATED", "-",
           placed.size() + " of " + table.getNumReplicas() + " replicas placed");
     }
-    return healthy && leader;
+    return healthy && (leader || cold);
   }
 
   private <Q, R> R call(MasterProxy proxy, String name, Q req,

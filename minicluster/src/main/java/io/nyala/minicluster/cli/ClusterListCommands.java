@@ -76,10 +76,11 @@ final class ClusterListCommands {
   /** Asks the leader master (found as a client finds it) for its view of the tablet servers. */
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = {"Lists the tablet servers as the leader master sees them: uuid, addresses, "
-          + "live or dead with the seconds since the last heartbeat, tablets reported and "
-          + "replicas placed."})
+          + "live or dead with the seconds since the last heartbeat, tablets reported, "
+          + "replicas placed, and of those reported how many are awake and hibernated."})
   static final class TserverList implements Callable<Integer> {
-    private static final String TS_ROW = "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s%n";
+    private static final String TS_ROW =
+        "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s%n";
 
     @Option(names = "--masters", required = true,
         description = "Comma-separated master RPC addresses (any of them; the leader is found).")
@@ -102,19 +103,26 @@ final class ClusterListCommands {
         throw NyalaException.from(e);
       }
       System.out.printf(TS_ROW, "UUID", "RPC", "RAFT", "HTTP", "STATE", "LAST_HB", "TABLETS",
-          "REPLICAS");
-      for (ListTabletServersResponsePB.Entry e : resp.getServersList()) {
-        TSInfoPB ts = e.getTsInfo();
-        System.out.printf(TS_ROW, ts.getUuid(),
-            address(ts.hasRpcAddress(), ts.getRpcAddress()),
-            address(ts.hasRaftAddress(), ts.getRaftAddress()),
-            address(ts.hasHttpAddress(), ts.getHttpAddress()),
-            e.getLive() ? "live" : "dead",
-            String.format("%.1fs", e.getMillisSinceHeartbeat() / 1000.0),
-            e.getNumLiveTablets(), e.getNumReplicas());
-      }
+          "REPLICAS", "AWAKE", "HIBERNATED");
+      resp.getServersList().forEach(e -> System.out.print(row(e)));
       return 0;
     }
+  }
+
+  /**
+   * One tablet server's row; AWAKE and HIBERNATED count its replicas as it last reported them
+   * (a hibernated replica holds no Raft group open, see docs/dense-nodes.md).
+   */
+  static String row(ListTabletServersResponsePB.Entry e) {
+    TSInfoPB ts = e.getTsInfo();
+    return String.format(TserverList.TS_ROW, ts.getUuid(),
+        address(ts.hasRpcAddress(), ts.getRpcAddress()),
+        address(ts.hasRaftAddress(), ts.getRaftAddress()),
+        address(ts.hasHttpAddress(), ts.getHttpAddress()),
+        e.getLive() ? "live" : "dead",
+        String.format("%.1fs", e.getMillisSinceHeartbeat() / 1000.0),
+        e.getNumLiveTablets(), e.getNumReplicas(), e.getNumAwakeReplicas(),
+        e.getNumHibernatedReplicas());
   }
 
   private static String address(boolean present, HostPortPB hp) {

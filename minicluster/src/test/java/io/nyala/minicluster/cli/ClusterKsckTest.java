@@ -12,10 +12,17 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.master.ListTablesResponsePB;
+import io.nyala.common.proto.master.TSInfoPB;
+import io.nyala.common.proto.master.TabletLocationsPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,5 +83,47 @@ class ClusterKsckTest {
             .contains(superblock.toString());
       });
     }
+  }
+
+  /** Real hibernated tablets: every replica HIBERNATED, no NO LEADER row, exit 0. */
+  @Test
+  void aClusterWhoseTabletsAllHibernateIsHealthy() throws Exception {
+    try (MiniCluster c = MiniCluster.builder().numMasters(1).numTabletServers(3)
+            .dataRoot(dir.resolve("c")).tserverFlag("--heartbeat_interval_ms=300")
+            .tserverFlag("--tablet_hibernate_after_ms=300").build();
+        NyalaClient client = c.newClient()) {
+      client.createTable("cold", SCHEMA, new CreateTableOptions()
+          .addHashPartitions(List.of("id"), 2).setNumReplicas(3));
+      String masters = c.masterAddresses();
+
+      await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
+        CliRun run = CliRun.nyala("cluster", "ksck", "--masters", masters);
+        assertThat(run.status()).as(run.out()).isZero();
+        assertThat(run.out()).contains("2 tablets, 0 not healthy").doesNotContain("NO LEADER");
+        assertThat(run.out().lines().filter(l -> l.contains(" HIBERNATED "))).hasSize(6);
+      });
+    }
+  }
+
+  /** A tablet whose replicas all hibernate (docs/dense-nodes.md) is healthy with no leader. */
+  @Test
+  void aTabletWhoseReplicasAllHibernateIsHealthyWithoutALeaderButNotOneHalfAwake() {
+    ListTablesResponsePB.TableInfo table = ListTablesResponsePB.TableInfo.newBuilder()
+        .setName("cold").setNumReplicas(3).build();
+    TabletLocationsPB.Builder tl = TabletLocationsPB.newBuilder().setTabletId("t1");
+    Map<String, Map<String, ListTabletsResponsePB.StatusPB>> hosted = new HashMap<>();
+    for (String uuid : List.of("a", "b", "c")) {
+      tl.addReplicas(TabletLocationsPB.ReplicaPB.newBuilder()
+          .setTsInfo(TSInfoPB.newBuilder().setUuid(uuid)).setRole(RaftRolePB.FOLLOWER));
+      hosted.put(uuid, new HashMap<>(Map.of("t1", ListTabletsResponsePB.StatusPB.newBuilder()
+          .setTabletId("t1").setState("HIBERNATED").build())));
+    }
+
+    assertThat(ClusterKsck.checkTablet(table, tl.build(), hosted, Map.of())).isTrue();
+
+    hosted.get("a").put("t1", ListTabletsResponsePB.StatusPB.newBuilder().setTabletId("t1")
+        .setState("RUNNING").setRole(RaftRolePB.FOLLOWER).build());
+    assertThat(ClusterKsck.checkTablet(table, tl.build(), hosted, Map.of()))
+        .as("a woken replica with no leader yet").isFalse();
   }
 }

@@ -3,6 +3,8 @@ package io.nyala.minicluster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
+import io.nyala.common.proto.master.TSInfoPB;
 import io.nyala.minicluster.MiniCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +44,8 @@ class ClusterListCommandsTest {
       assertThat(ts.status()).isZero();
       List<String> tsRows = rows(ts);
       assertThat(tsRows).hasSize(3);
-      assertThat(tsRows.get(0)).contains("UUID", "STATE", "LAST_HB", "TABLETS", "REPLICAS");
+      assertThat(tsRows.get(0)).contains("UUID", "STATE", "LAST_HB", "TABLETS", "REPLICAS",
+          "AWAKE", "HIBERNATED");
       for (int i = 0; i < 2; i++) {
         String uuid = c.tabletServer(i).uuid();
         assertThat(tsRows).anySatisfy(r -> assertThat(r).startsWith(uuid).contains(" live "));
@@ -52,6 +55,19 @@ class ClusterListCommandsTest {
       List<String> rows = rows(CliRun.nyala("master", "list", "--masters", masters));
       assertThat(rows.stream().filter(r -> r.contains(" UNREACHABLE "))).hasSize(1);
     }
+  }
+
+  @Test
+  void aTabletServersRowEndsWithItsAwakeAndHibernatedReplicas() {
+    ListTabletServersResponsePB.Entry e = ListTabletServersResponsePB.Entry.newBuilder()
+        .setTsInfo(TSInfoPB.newBuilder().setUuid("ts-a")).setLive(true)
+        .setMillisSinceHeartbeat(1500).setNumLiveTablets(1200).setNumReplicas(1200)
+        .setNumAwakeReplicas(200).setNumHibernatedReplicas(1000).build();
+
+    String row = ClusterListCommands.row(e);
+
+    assertThat(row.trim().split(" +")).containsExactly("ts-a", "-", "-", "-", "live", "1.5s",
+        "1200", "1200", "200", "1000");
   }
 
   @Test

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftPeer;
@@ -47,7 +47,7 @@ public final class ReplicaHibernator {
   private final long afterNanos;
   private final long retryWindowNanos;
   private final Predicate<String> busy;
-  private final ExecutorService rounds;
+  private final Executor rounds;
   private final ReplicaHealer healer;
   private final Set<String> roundsRunning = ConcurrentHashMap.newKeySet();
   private final AtomicLong hibernations = new AtomicLong();
@@ -63,7 +63,7 @@ public final class ReplicaHibernator {
    * @param busy tablets with open scanners or copy sessions (they hold the store open)
    */
   public ReplicaHibernator(TabletManager tablets, String selfUuid, PeerChannel channel,
-      long afterMs, long retryWindowMs, Predicate<String> busy, ExecutorService rounds) {
+      long afterMs, long retryWindowMs, Predicate<String> busy, Executor rounds) {
     this.tablets = tablets;
     this.selfUuid = selfUuid;
     this.channel = channel;
@@ -248,20 +248,27 @@ public final class ReplicaHibernator {
   }
 
   /**
-   * Opens a hibernated replica's group again and asks its peers to do the same; concurrent
+   * Opens a hibernated replica's group again and asks its peers to do the same (first, so that
+   * they open meanwhile); concurrent
    * callers wait for the first (see {@link TabletManager#use}). A replica that cannot be
    * opened goes FAILED.
    */
   void wake(TabletReplica r) {
-    synchronized (r) {
-      if (r.state() != ReplicaState.HIBERNATED) {
-        return;
-      }
-      r.transition(ReplicaState.OPENING);
+    wake(r, true);
+  }
+
+  /** {@code askPeers}: false when a peer asked (it asked the others too). */
+  private void wake(TabletReplica r, boolean askPeers) {
+    if (!r.claimWake()) {
+      return;
     }
     long start = System.nanoTime();
     TabletMetadataPB m = r.metadata();
     HibernatedStatePB h = m.getHibernated();
+    // Peers open while this one does: the group can elect as soon as a majority is up.
+    if (askPeers) {
+      wakePeers(r, h);
+    }
     try {
       synchronized (r) {
         tablets.persistMetadata(r, m.toBuilder().clearHibernated().build());
@@ -281,23 +288,26 @@ public final class ReplicaHibernator {
     wakes.incrementAndGet();
     wakeLatencyMs.accept((System.nanoTime() - start) / 1_000_000);
     LOG.debug("tablet {}: woken", r.tabletId());
-    List<Peer> peers = new ArrayList<>();
-    for (RaftPeerPB p : h.getPeersList()) {
-      if (!p.getUuid().equals(selfUuid)) {
-        peers.add(new Peer(p.getUuid(), io.nyala.common.HostPort.fromPb(p.getRpcAddress())));
-      }
-    }
+    tablets.reportChanged(r.tabletId());
+  }
+
+  /** Asks every peer in {@code h}'s configuration but this server to wake; does not wait. */
+  private void wakePeers(TabletReplica r, HibernatedStatePB h) {
     WakeReplicaRequestPB req = WakeReplicaRequestPB.newBuilder().setTabletId(r.tabletId())
         .setRequestorUuid(selfUuid).build();
-    peers.forEach(p -> channel.wake(p, req, PEER_TIMEOUT_MS));
-    tablets.reportChanged(r.tabletId());
+    for (RaftPeerPB p : h.getPeersList()) {
+      if (!p.getUuid().equals(selfUuid) && p.hasRpcAddress()) {
+        channel.wake(new Peer(p.getUuid(), io.nyala.common.HostPort.fromPb(p.getRpcAddress())),
+            req, PEER_TIMEOUT_MS);
+      }
+    }
   }
 
   /** The WakeReplica RPC: wakes the replica if it is cold; an awake one is left alone. */
   public void wakeRequested(String tabletId) {
     TabletReplica r = tablets.get(tabletId);
     if (r.state() == ReplicaState.HIBERNATED) {
-      wake(r);
+      wake(r, false);
     }
   }
 

@@ -471,43 +471,10 @@ public final class TabletManager {
    */
   public TabletReplica use(String tabletId, boolean write, long deadlineNanos) {
     TabletReplica r = get(tabletId);
-    boolean waited = false;
-    while (true) {
-      ReplicaState s = r.tryEnter(write);
-      switch (s) {
-        case RUNNING -> {
-          if (waited) {
-            awaitLeader(r, deadlineNanos);
-          }
-          return r;
-        }
-        case FAILED -> {
-          r.stateMachine(); // throws NOT_LEADER naming the failure
-          throw NyalaException.illegalState("tablet %s is FAILED", tabletId);
-        }
-        case DELETING -> throw NyalaException.notFound("tablet %s not found (being deleted)",
-            tabletId);
-        case HIBERNATED -> {
-          waited = true;
-          waker.accept(r);
-        }
-        case OPENING, HIBERNATING -> {
-          waited = true;
-          long left = deadlineNanos - System.nanoTime();
-          if (left <= 0) {
-            throw NyalaException.unavailable("tablet %s is %s here; retry", tabletId,
-                s == ReplicaState.OPENING ? "waking up" : "hibernating");
-          }
-          try {
-            r.awaitChange(s, left);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw NyalaException.unavailable("interrupted waiting for tablet %s", tabletId);
-          }
-        }
-        default -> throw new IllegalStateException("unknown replica state " + s);
-      }
+    if (r.enter(write, deadlineNanos, waker)) {
+      awaitLeader(r, deadlineNanos);
     }
+    return r;
   }
 
   public TabletReplica get(String tabletId) {

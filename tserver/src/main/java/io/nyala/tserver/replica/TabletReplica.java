@@ -152,6 +152,60 @@ public final class TabletReplica {
     return true;
   }
 
+  /**
+   * Claims the wake of a HIBERNATED replica (it goes OPENING); false if it is not hibernated,
+   * e.g. because another caller claimed it first (that caller's wake is then waited for).
+   */
+  synchronized boolean claimWake() {
+    if (state != ReplicaState.HIBERNATED) {
+      return false;
+    }
+    transition(ReplicaState.OPENING);
+    return true;
+  }
+
+  /**
+   * Lets a request in (see {@link TabletManager#use}): waits out OPENING and HIBERNATING, has
+   * {@code waker} wake a HIBERNATED replica, refuses FAILED and DELETING. Returns whether it
+   * had to wait or wake (then the group may not have elected yet).
+   */
+  boolean enter(boolean write, long deadlineNanos, java.util.function.Consumer<TabletReplica> waker) {
+    boolean waited = false;
+    while (true) {
+      ReplicaState s = tryEnter(write);
+      switch (s) {
+        case RUNNING -> {
+          return waited;
+        }
+        case FAILED -> {
+          checkNotFailed();
+          throw NyalaException.illegalState("tablet %s is FAILED", tabletId());
+        }
+        case DELETING -> throw NyalaException.notFound("tablet %s not found (being deleted)",
+            tabletId());
+        case HIBERNATED -> {
+          waited = true;
+          waker.accept(this);
+        }
+        case OPENING, HIBERNATING -> {
+          waited = true;
+          long left = deadlineNanos - System.nanoTime();
+          if (left <= 0) {
+            throw NyalaException.unavailable("tablet %s is %s here; retry", tabletId(),
+                s == ReplicaState.OPENING ? "waking up" : "hibernating");
+          }
+          try {
+            awaitChange(s, left);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw NyalaException.unavailable("interrupted waiting for tablet %s", tabletId());
+          }
+        }
+        default -> throw new IllegalStateException("unknown replica state " + s);
+      }
+    }
+  }
+
   /** Waits up to {@code nanos} for the state to change from {@code from}. */
   synchronized void awaitChange(ReplicaState from, long nanos) throws InterruptedException {
     long end = System.nanoTime() + nanos;

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -17,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * too big ({@code --flush_threshold_mb}) or too old ({@code --flush_threshold_secs}), flushes the
  * largest tablets first while the process is over {@code --memory_limit_mb}, and runs the
  * compaction each tablet's {@link CompactionPolicy} picks (at most one per tablet and pass, so
- * flushes are never far away), unless {@code --enable_compaction=false}. One thread, so
- * maintenance never competes with itself.
+ * flushes are never far away), unless {@code --enable_compaction=false}. One pass at a time
+ * (a fixed-delay task never overlaps itself), so maintenance never competes with itself, even
+ * on the tablet server's shared maintenance pool (docs/dense-nodes-threads.md).
  */
 public final class MaintenanceScheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MaintenanceScheduler.class);
@@ -39,24 +41,48 @@ public final class MaintenanceScheduler implements AutoCloseable {
   private final Policy policy;
   private final Supplier<Collection<BlockTabletStore>> stores;
   private final ScheduledExecutorService thread;
+  /** False when {@link #thread} is a pool shared with others, which its owner shuts down. */
+  private final boolean ownsThread;
+  private final ScheduledFuture<?> passes;
+  /** Held by a running pass; {@link #close} takes it so that no pass outlives the close. */
+  private final Object passLock = new Object();
+  /** Guarded by passLock. */
+  private boolean closed;
   private final AtomicLong flushes = new AtomicLong();
   private final CompactionStats compactions = new CompactionStats();
   private final AtomicLong flushNanos = new AtomicLong();
 
   public MaintenanceScheduler(Policy policy, Supplier<Collection<BlockTabletStore>> stores,
       java.util.concurrent.ThreadFactory threads, long intervalMs) {
+    this(policy, stores, Executors.newSingleThreadScheduledExecutor(threads), true, intervalMs);
+  }
+
+  /** Runs its passes on {@code pool}, which stays its caller's to shut down. */
+  public MaintenanceScheduler(Policy policy, Supplier<Collection<BlockTabletStore>> stores,
+      ScheduledExecutorService pool, long intervalMs) {
+    this(policy, stores, pool, false, intervalMs);
+  }
+
+  private MaintenanceScheduler(Policy policy, Supplier<Collection<BlockTabletStore>> stores,
+      ScheduledExecutorService pool, boolean ownsPool, long intervalMs) {
     this.policy = policy;
     this.stores = stores;
-    this.thread = Executors.newSingleThreadScheduledExecutor(threads);
-    thread.scheduleWithFixedDelay(this::runOnceQuietly, intervalMs, intervalMs,
+    this.thread = pool;
+    this.ownsThread = ownsPool;
+    this.passes = pool.scheduleWithFixedDelay(this::runOnceQuietly, intervalMs, intervalMs,
         TimeUnit.MILLISECONDS);
   }
 
   private void runOnceQuietly() {
-    try {
-      runOnce();
-    } catch (RuntimeException e) {
-      LOG.warn("tablet maintenance pass failed: {}", e.getMessage(), e);
+    synchronized (passLock) {
+      if (closed) {
+        return;
+      }
+      try {
+        runOnce();
+      } catch (RuntimeException e) {
+        LOG.warn("tablet maintenance pass failed: {}", e.getMessage(), e);
+      }
     }
   }
 
@@ -131,11 +157,18 @@ public final class MaintenanceScheduler implements AutoCloseable {
 
   @Override
   public void close() {
-    thread.shutdownNow();
-    try {
-      thread.awaitTermination(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    passes.cancel(false);
+    if (ownsThread) {
+      thread.shutdownNow();
+      try {
+        thread.awaitTermination(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    // A pass already running finishes before the stores it flushes are closed.
+    synchronized (passLock) {
+      closed = true;
     }
   }
 }

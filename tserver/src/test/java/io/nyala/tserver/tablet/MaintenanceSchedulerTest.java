@@ -1,12 +1,19 @@
 package io.nyala.tserver.tablet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations.Op;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -113,6 +120,49 @@ class MaintenanceSchedulerTest {
         assertThat(st.out(CompactionStats.Figure.BYTES)).isPositive();
         assertThat(fx.store.diskLayerCount()).isEqualTo(1);
       }
+    }
+  }
+
+  /**
+   * On the tablet server's shared pool, close() must not shut the pool down, and must not
+   * return while a pass is still flushing stores that the server is about to close.
+   */
+  @Test
+  void onASharedPoolCloseWaitsForTheRunningPassAndLeavesThePoolRunning() throws Exception {
+    ScheduledExecutorService pool = Executors.newScheduledThreadPool(1);
+    try {
+      CountDownLatch entered = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      AtomicInteger passes = new AtomicInteger();
+      MaintenanceScheduler s = new MaintenanceScheduler(
+          new MaintenanceScheduler.Policy(NEVER, NEVER, NEVER), () -> {
+            passes.incrementAndGet();
+            entered.countDown();
+            awaitQuietly(release);
+            return List.of();
+          }, pool, 1);
+      entered.await();
+      Thread closer = new Thread(s::close);
+      closer.start();
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> closer.getState() == Thread.State.BLOCKED);
+      release.countDown();
+      closer.join();
+      int after = passes.get();
+      pool.submit(() -> { }).get(); // the pool still runs tasks; the passes have stopped
+      assertThat(pool.isShutdown()).isFalse();
+      assertThat(pool.schedule(() -> passes.get(), 20, TimeUnit.MILLISECONDS).get())
+          .isEqualTo(after);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch l) {
+    try {
+      l.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
