@@ -124,9 +124,15 @@ final class DenseNodeCommand implements Callable<Integer> {
       System.err.printf("waking %d cold tablets ...%n", wakeSamples);
       DenseNodeReport.Wakes wakes = DenseNodeLoad.wakes(client, names, buckets, wakeSamples,
           expectedRows);
+      List<Double> serverWakeMeans = new ArrayList<>();
+      for (int i = 0; i < tservers; i++) {
+        double sum = census.metric(i, "tablet_wake_latency_seconds_sum", null, null);
+        double count = census.metric(i, "tablet_wake_latency_seconds_count", null, null);
+        serverWakeMeans.add(count > 0 ? 1000 * sum / count : Double.NaN);
+      }
       long[] restart = restart(cluster, census, client, perTserver);
       System.out.println(new DenseNodeReport(header, hotSamples, coldSamples, idleSeconds)
-          .render(restart[0], restart[1], wakes));
+          .render(restart[0], restart[1], wakes, serverWakeMeans));
     }
     return 0;
   }

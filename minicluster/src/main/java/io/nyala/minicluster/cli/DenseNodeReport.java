@@ -48,7 +48,12 @@ final class DenseNodeReport {
     out.append(header).append('\n');
   }
 
-  String render(long restartReportedMs, long restartScannedMs, Wakes wakes) {
+  /**
+   * @param serverWakeMeanMs per tablet server, the mean of its own {@code
+   *     tablet_wake_latency_seconds} histogram (sum / count) in ms, NaN when it has none
+   */
+  String render(long restartReportedMs, long restartScannedMs, Wakes wakes,
+      List<Double> serverWakeMeanMs) {
     List<String> head = new ArrayList<>(List.of("figure"));
     cold.forEach(s -> head.add(s.server()));
     head.add("target");
@@ -84,6 +89,9 @@ final class DenseNodeReport {
     row("  p99", ms(p99), "<= " + ms(WAKE_P99_TARGET_MS),
         verdict(p99 <= WAKE_P99_TARGET_MS && wakes.failed() == 0));
     row("  max", ms(wakes.percentile(100)), "", "");
+    List<String> cells = new ArrayList<>(List.of("server-side wake mean ms, per tserver"));
+    serverWakeMeanMs.forEach(m -> cells.add(ms(m)));
+    row(cells.toArray(String[]::new));
     return out.toString().stripTrailing();
   }
 

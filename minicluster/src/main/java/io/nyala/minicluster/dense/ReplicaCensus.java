@@ -131,23 +131,35 @@ public final class ReplicaCensus implements AutoCloseable {
    * last {@code freshMillis} counting {@code perTserver} tablets).
    */
   public boolean allReported(int perTserver, long freshMillis) {
+    return notReported(perTserver, freshMillis) == null;
+  }
+
+  /**
+   * What keeps {@link #allReported} false (the first server and figure that fall short), or
+   * null when every replica is reported: the message an await prints when it times out.
+   */
+  public String notReported(int perTserver, long freshMillis) {
     Map<String, ListTabletServersResponsePB.Entry> master = masterView();
     if (master == null) {
-      return false;
+      return "no master serves as leader";
     }
     for (int i = 0; i < cluster.numTabletServers(); i++) {
+      String name = cluster.tabletServer(i).name();
       Map<String, Integer> s = states(i);
       if (s == null || s.getOrDefault("RUNNING", 0) + s.getOrDefault("HIBERNATED", 0)
           != perTserver) {
-        return false;
+        return name + " lists " + s + ", not " + perTserver + " RUNNING or HIBERNATED";
       }
       ListTabletServersResponsePB.Entry e = master.get(cluster.tabletServer(i).uuid());
       if (e == null || !e.getLive() || e.getMillisSinceHeartbeat() > freshMillis
           || e.getNumLiveTablets() != perTserver) {
-        return false;
+        return "the master's entry of " + name + " is "
+            + (e == null ? "missing" : String.format("live=%b, heartbeat %d ms ago (> %d?), "
+                + "%d live tablets", e.getLive(), e.getMillisSinceHeartbeat(), freshMillis,
+                e.getNumLiveTablets()));
       }
     }
-    return true;
+    return null;
   }
 
   @Override
