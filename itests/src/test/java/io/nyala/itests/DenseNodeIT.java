@@ -21,11 +21,12 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -87,9 +88,7 @@ class DenseNodeIT {
       await("nearly every replica hibernated").atMost(Duration.ofMinutes(3))
           .pollInterval(Duration.ofSeconds(1)).until(() -> awake(census) <= AWAKE_SLACK);
       phase("nearly every replica hibernated");
-      await("every replica reported to the master").atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> census.notReported(perTserver, 5_000), Objects::isNull);
+      awaitReported(census, perTserver);
       for (ListTabletServersResponsePB.Entry e : census.masterView().values()) {
         assertThat(e.getNumReplicas()).as("replicas the catalog places on %s",
             e.getTsInfo().getUuid()).isEqualTo(perTserver);
@@ -115,6 +114,20 @@ class DenseNodeIT {
               .until(() -> DenseTables.countRows(client, client.openTable(name))
                   == expected.get(name)));
       phase("every table answers a scan");
+    }
+  }
+
+  /** Waits until every replica is reported; a timeout says what was still missing. */
+  private static void awaitReported(ReplicaCensus census, int perTserver) {
+    AtomicReference<String> missing = new AtomicReference<>();
+    try {
+      await("every replica reported to the master").atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(200)).until(() -> {
+            missing.set(census.notReported(perTserver, 5_000));
+            return missing.get() == null;
+          });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("not every replica reported: " + missing.get(), e);
     }
   }
 
