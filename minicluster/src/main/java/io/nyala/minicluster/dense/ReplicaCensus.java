@@ -128,7 +128,8 @@ public final class ReplicaCensus implements AutoCloseable {
   /**
    * Whether every tablet server holds {@code perTserver} replicas, each RUNNING or HIBERNATED by
    * its own ListTablets, and the master has heard of all of them (live, with a heartbeat in the
-   * last {@code freshMillis} counting {@code perTserver} tablets).
+   * last {@code freshMillis} counting {@code perTserver} tablets, and as many replicas reported
+   * awake or hibernated).
    */
   public boolean allReported(int perTserver, long freshMillis) {
     return notReported(perTserver, freshMillis) == null;
@@ -152,11 +153,13 @@ public final class ReplicaCensus implements AutoCloseable {
       }
       ListTabletServersResponsePB.Entry e = master.get(cluster.tabletServer(i).uuid());
       if (e == null || !e.getLive() || e.getMillisSinceHeartbeat() > freshMillis
-          || e.getNumLiveTablets() != perTserver) {
+          || e.getNumLiveTablets() != perTserver
+          || e.getNumAwakeReplicas() + e.getNumHibernatedReplicas() != perTserver) {
         return "the master's entry of " + name + " is "
             + (e == null ? "missing" : String.format("live=%b, heartbeat %d ms ago (> %d?), "
-                + "%d live tablets", e.getLive(), e.getMillisSinceHeartbeat(), freshMillis,
-                e.getNumLiveTablets()));
+                + "%d live tablets, %d awake + %d hibernated replicas reported", e.getLive(),
+                e.getMillisSinceHeartbeat(), freshMillis, e.getNumLiveTablets(),
+                e.getNumAwakeReplicas(), e.getNumHibernatedReplicas()));
       }
     }
     return null;
