@@ -72,7 +72,8 @@ final class DenseNodeReport {
     perServer("open fds (all cold)", cold, s -> Long.toString(s.proc().openFds()), "", "");
     perServer("CPU % of a core (hot load)", hot, s -> pct(s.cpuPercent()), "", "");
     boolean cpuOk = cold.stream().allMatch(s -> s.cpuPercent() <= IDLE_CPU_TARGET_PERCENT);
-    perServer("idle CPU % of a core (all cold, " + idleSeconds + " s)", cold, s -> pct(s.cpuPercent()),
+    perServer("idle CPU % of a core (all cold, " + idleSeconds + " s)", cold,
+        s -> pct(s.cpuPercent()),
         "<= " + pct(IDLE_CPU_TARGET_PERCENT), verdict(cpuOk));
     perServer("hibernations / wakes (total)", cold,
         s -> s.hibernations() + " / " + s.wakes(), "", "");
