@@ -158,7 +158,7 @@ public final class ReplicaHibernator {
         || log.getFlushIndex() != last || !d.getRaftConf().getPreviousPeers().isEmpty()) {
       return false;
     }
-    for (long m : d.getInfo().getFollowerMatchIndices()) {
+    for (long m : followerMatchIndices(d)) {
       if (m != last) {
         return false;
       }
@@ -322,6 +322,12 @@ public final class ReplicaHibernator {
   /** Where each wake's duration goes (ms); call before any request. */
   public void onWake(java.util.function.LongConsumer sink) {
     this.wakeLatencyMs = sink;
+  }
+
+  /** The leader's followers' match indices; none for a group of one (Ratis gives null). */
+  static long[] followerMatchIndices(RaftServer.Division d) {
+    long[] m = d.getInfo().getFollowerMatchIndices();
+    return m == null ? new long[0] : m;
   }
 
   private static RaftServer.Division divisionOrNull(TabletReplica r, RaftServer server) {

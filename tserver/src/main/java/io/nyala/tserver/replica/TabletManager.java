@@ -438,7 +438,10 @@ public final class TabletManager {
   private void awaitLeader(TabletReplica r, long deadlineNanos) {
     try {
       RaftServer.Division d = raftServer.getDivision(r.groupId());
-      while (d.getInfo().getLeaderId() == null && System.nanoTime() < deadlineNanos) {
+      // A new leader refuses writes until its first entry of the term has committed.
+      while ((d.getInfo().getLeaderId() == null
+          || (d.getInfo().isLeader() && !d.getInfo().isLeaderReady()))
+          && System.nanoTime() < deadlineNanos) {
         Thread.sleep(5);
       }
     } catch (IOException e) {
