@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -31,21 +32,36 @@ import org.junit.jupiter.api.Timeout;
  * i.e. that the test would fail if retries were re-applied.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExactlyOnceIT {
-  private static MiniCluster cluster;
-  private static TabletProbe probe;
-  private static NyalaClient client;
+  private MiniCluster cluster;
+  private TabletProbe probe;
+  private NyalaClient client;
+
+  /**
+   * Whether replicas hibernate after {@link Hibernation#SHORT_IDLE_MS}; then each write under
+   * test is the first write to a cold tablet, so it wakes the group while its answer is
+   * withheld, and the retry must still be answered from the first outcome.
+   */
+  boolean hibernating() {
+    return false;
+  }
 
   @BeforeAll
-  static void start() {
-    cluster = MiniCluster.builder()
+  void start() {
+    MiniCluster.Builder builder = MiniCluster.builder()
         .processMode(ProcessMode.EXTERNAL)
         .numMasters(1)
         .numTabletServers(3)
         .tserverFlag("--heartbeat_interval_ms=300")
         .tserverFlag("--fault_drop_write_response_after_commit")
-        .tserverFlag("--unlock_unsafe_flags")
-        .build();
+        .tserverFlag("--unlock_unsafe_flags");
+    if (hibernating()) {
+      // The retry comes one RPC timeout (6 s) after the first attempt: well inside 20 s.
+      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG)
+          .tserverFlag(Hibernation.retryWindowFlag(20_000));
+    }
+    cluster = builder.build();
     probe = new TabletProbe(cluster);
     // The first attempt must still hang when the leader is killed, so the attempt timeout is
     // long compared with the second or so a commit takes, yet far below the operation timeout.
@@ -56,7 +72,7 @@ class ExactlyOnceIT {
   }
 
   @AfterAll
-  static void stop() {
+  void stop() {
     if (client != null) {
       client.close();
     }
@@ -120,10 +136,17 @@ class ExactlyOnceIT {
    */
   private OperationResponse writeWhileKillingLeader(String tablet, NyalaTable table, Operation op,
       java.util.concurrent.Callable<Boolean> applied) throws Exception {
-    int leader = awaitLeader(tablet);
+    if (hibernating()) {
+      Hibernation.awaitCold(probe, tablet, cluster.numTabletServers());
+    }
+    // A cold group has no leader until the write wakes it: then the leader is read after.
+    int leader = hibernating() ? -1 : awaitLeader(tablet);
     CompletableFuture<OperationResponse> outcome = CompletableFuture.supplyAsync(() -> apply(op));
     await("write applied on tablet " + tablet).atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100)).until(applied);
+    if (leader < 0) {
+      leader = awaitLeader(tablet);
+    }
     assertThat(outcome.isDone())
         .as("the first attempt's answer is withheld by the fault, so the write is still pending")
         .isFalse();
@@ -135,7 +158,7 @@ class ExactlyOnceIT {
     }
   }
 
-  private static Operation insert(NyalaTable table, long k) {
+  private Operation insert(NyalaTable table, long k) {
     Operation op = table.newInsert();
     op.getRow().addLong("key", k).addString("name", TestRows.name(k))
         .addInt("num", TestRows.num(k)).addDouble("dbl", TestRows.dbl(k));
@@ -143,19 +166,19 @@ class ExactlyOnceIT {
   }
 
   /** Applies one operation in its own AUTO_FLUSH_SYNC session. */
-  private static OperationResponse apply(Operation op) {
+  private OperationResponse apply(Operation op) {
     try (NyalaSession s = client.newSession()) {
       return s.apply(op);
     }
   }
 
-  private static String singleTablet(String table) {
+  private String singleTablet(String table) {
     List<String> ids = probe.tabletIds(table);
     assertThat(ids).as("tablets of table '%s'", table).hasSize(1);
     return ids.get(0);
   }
 
-  private static int awaitLeader(String tablet) {
+  private int awaitLeader(String tablet) {
     return await("a leader of tablet " + tablet).atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> probe.leaderIndex(tablet), i -> i >= 0);

@@ -9,13 +9,9 @@ import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
-import io.nyala.common.NyalaException;
-import io.nyala.common.proto.tserver.ListTabletsResponsePB;
-import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -37,11 +33,23 @@ import org.junit.jupiter.api.Timeout;
 class KillTserverIT {
   private static final int VICTIM = 1;
 
+  /** Flags every tablet server gets on top of the suite's own (the variants add theirs). */
+  List<String> extraTserverFlags() {
+    return List.of();
+  }
+
+  /** Whether to wait for every tablet to hibernate before the replicas are checked. */
+  boolean coldBeforeVerify() {
+    return false;
+  }
+
   @Test
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   void everyAcknowledgedRowSurvivesOnEveryReplica() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
-            .numMasters(1).numTabletServers(3).tserverFlag("--heartbeat_interval_ms=300").build();
+    MiniCluster.Builder builder = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
+        .numMasters(1).numTabletServers(3).tserverFlag("--heartbeat_interval_ms=300");
+    extraTserverFlags().forEach(builder::tserverFlag);
+    try (MiniCluster cluster = builder.build();
         TabletProbe probe = new TabletProbe(cluster);
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
             .defaultOperationTimeoutMs(30_000).defaultRpcTimeoutMs(3_000).build()) {
@@ -69,21 +77,11 @@ class KillTserverIT {
         writer.get(60, TimeUnit.SECONDS); // rethrows the writer's failure, if any
       }
 
-      List<String> tablets = probe.tabletIds("killed");
-      for (String tablet : tablets) {
-        awaitCaughtUp(probe, tablet);
+      if (coldBeforeVerify()) {
+        probe.tabletIds("killed").forEach(t -> Hibernation.awaitCold(probe, t, 3));
       }
-      for (int server = 0; server < cluster.numTabletServers(); server++) {
-        Set<Long> served = new HashSet<>();
-        for (String tablet : tablets) {
-          makeLeader(probe, tablet, server);
-          served.addAll(probe.scanKeys(server, tablet));
-        }
-        Set<Long> missing = new HashSet<>(acked);
-        missing.removeAll(served);
-        assertThat(missing).as("acknowledged rows (%d) missing on %s as leader", acked.size(),
-            probe.info(server).name()).isEmpty();
-      }
+      ReplicaScans.assertEveryReplicaHolds(probe, probe.tabletIds("killed"),
+          cluster.numTabletServers(), acked, "");
     }
   }
 
@@ -106,38 +104,5 @@ class KillTserverIT {
         }
       }
     }
-  }
-
-  /** Waits until every replica of {@code tablet} has applied as far as its leader. */
-  private static void awaitCaughtUp(TabletProbe probe, String tablet) {
-    await("replicas of tablet " + tablet + " caught up").atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(200)).until(() -> {
-          Set<Long> applied = new HashSet<>();
-          for (int i = 0; i < 3; i++) {
-            ListTabletsResponsePB.StatusPB s = probe.status(i, tablet);
-            if (s == null) {
-              return false;
-            }
-            applied.add(s.getLastAppliedIndex());
-          }
-          return applied.size() == 1;
-        });
-  }
-
-  /** Transfers the leadership of {@code tablet} to {@code server} and waits until it leads. */
-  private static void makeLeader(TabletProbe probe, String tablet, int server) {
-    await("server " + server + " leads tablet " + tablet).atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(200)).until(() -> {
-          int leader = probe.leaderIndex(tablet);
-          if (leader == server) {
-            return true;
-          }
-          if (leader >= 0) {
-            // A refusal (say, the leader changed meanwhile) is retried by the next poll.
-            TransferLeadershipResponsePB r = probe.transferLeadership(leader, tablet, server);
-            return !NyalaException.isError(r.getError()) && probe.leaderIndex(tablet) == server;
-          }
-          return false;
-        });
   }
 }

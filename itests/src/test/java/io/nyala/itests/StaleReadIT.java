@@ -31,6 +31,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -42,19 +43,33 @@ import org.junit.jupiter.api.Timeout;
  * answer must be NOT_LEADER or contain the new row. Five rounds, each on a fresh table.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StaleReadIT {
-  private static MiniCluster cluster;
-  private static TabletProbe probe;
-  private static NyalaClient client;
+  private MiniCluster cluster;
+  private TabletProbe probe;
+  private NyalaClient client;
+
+  /**
+   * Whether replicas hibernate after {@link Hibernation#SHORT_IDLE_MS}; then each round lets the
+   * tablet go cold and wakes it with a write before freezing its leader.
+   */
+  boolean hibernating() {
+    return false;
+  }
 
   @BeforeAll
-  static void start() {
-    cluster = MiniCluster.builder()
+  void start() {
+    MiniCluster.Builder builder = MiniCluster.builder()
         .processMode(ProcessMode.EXTERNAL)
         .numMasters(1)
         .numTabletServers(3)
-        .tserverFlag("--heartbeat_interval_ms=300")
-        .build();
+        .tserverFlag("--heartbeat_interval_ms=300");
+    if (hibernating()) {
+      // Longer than a write's retry (2 s RPC timeout), short enough to go cold every round.
+      builder.tserverFlag(Hibernation.SHORT_IDLE_FLAG)
+          .tserverFlag(Hibernation.retryWindowFlag(8_000));
+    }
+    cluster = builder.build();
     probe = new TabletProbe(cluster);
     // A write first sent to the frozen leader must give up on it quickly and retry elsewhere.
     client = NyalaClient.builder(cluster.masterAddresses())
@@ -64,7 +79,7 @@ class StaleReadIT {
   }
 
   @AfterAll
-  static void stop() {
+  void stop() {
     if (client != null) {
       client.close();
     }
@@ -87,6 +102,12 @@ class StaleReadIT {
       assertThat(tablets).hasSize(1);
       String tablet = tablets.get(0);
       assertThat(write(table, 1000L + round).hasRowError()).isFalse();
+      if (hibernating()) {
+        Hibernation.awaitCold(probe, tablet, cluster.numTabletServers());
+        OperationResponse wake = write(table, 2000L + round);
+        assertThat(wake.hasRowError()).as("first write to the cold tablet: %s",
+            wake.getRowError()).isFalse();
+      }
       int old = awaitLeader(tablet, -1);
 
       cluster.pauseTabletServer(old);
@@ -137,7 +158,7 @@ class StaleReadIT {
    * The old leader is thawed, the others frozen: any answer is fine but stale rows; no answer
    * (the read cannot reach a quorum) is the expected refusal.
    */
-  private static void checkWhileIsolated(int round, int old, String tablet, long newKey) {
+  private void checkWhileIsolated(int round, int old, String tablet, long newKey) {
     ListTabletsResponsePB.StatusPB st = probe.status(old, tablet);
     String outcome;
     try {
@@ -157,12 +178,12 @@ class StaleReadIT {
         st == null ? "?" : st.getTerm(), outcome);
   }
 
-  private static List<Integer> others(int server) {
+  private List<Integer> others(int server) {
     return IntStream.range(0, cluster.numTabletServers()).filter(i -> i != server).boxed()
         .toList();
   }
 
-  private static OperationResponse write(NyalaTable table, long k) {
+  private OperationResponse write(NyalaTable table, long k) {
     Operation op = table.newInsert();
     op.getRow().addLong("key", k).addString("name", TestRows.name(k))
         .addInt("num", TestRows.num(k)).addDouble("dbl", TestRows.dbl(k));
@@ -172,7 +193,7 @@ class StaleReadIT {
   }
 
   /** A fresh READ_LATEST scan of the whole tablet, sent straight to tablet server {@code i}. */
-  private static ScanResponsePB scanDirect(int i, String tablet, long deadlineMs) {
+  private ScanResponsePB scanDirect(int i, String tablet, long deadlineMs) {
     ScanRequestPB req = ScanRequestPB.newBuilder().setNewScanRequest(NewScanRequestPB.newBuilder()
             .setTabletId(tablet).addProjectedColumns("key").setReadMode(ReadModePB.READ_LATEST))
         .setBatchSizeRows(1000).setCloseScanner(false).build();
@@ -189,7 +210,7 @@ class StaleReadIT {
   }
 
   /** Waits until a replica other than {@code not} leads {@code tablet}; returns its index. */
-  private static int awaitLeader(String tablet, int not) {
+  private int awaitLeader(String tablet, int not) {
     return await("a leader of tablet " + tablet + " other than server " + not)
         .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
         .until(() -> probe.leaderIndex(tablet), i -> i >= 0 && i != not);

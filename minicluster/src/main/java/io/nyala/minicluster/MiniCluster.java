@@ -348,6 +348,14 @@ public final class MiniCluster implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The pid of tablet server {@code index}'s process (EXTERNAL mode), or -1 when it is not
+   * running or runs in this JVM: what a benchmark reads {@code /proc/<pid>/} of.
+   */
+  public long tabletServerPid(int index) {
+    return tservers.get(index).pid();
+  }
+
   /** The running master object, for in-process tests (null when stopped). */
   public MasterServer masterServer(int index) {
     return (MasterServer) masters.get(index).server();

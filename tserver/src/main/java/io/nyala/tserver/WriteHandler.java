@@ -78,11 +78,13 @@ final class WriteHandler {
           "write request of %d bytes exceeds the limit of %d bytes (--max_write_request_bytes);"
               + " split the batch", size, maxRequestBytes);
     }
-    TabletReplica replica = tablets.use(req.getTabletId(), true, CallerDeadline.nanos());
-    return replica.serve(() -> write(replica, req));
+    long deadlineNanos = CallerDeadline.nanos();
+    TabletReplica replica = tablets.use(req.getTabletId(), true, deadlineNanos);
+    return replica.serve(() -> write(replica, req, deadlineNanos));
   }
 
-  private CompletableFuture<WriteResponsePB> write(TabletReplica replica, WriteRequestPB req) {
+  private CompletableFuture<WriteResponsePB> write(TabletReplica replica, WriteRequestPB req,
+      long deadlineNanos) {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     Schema writeSchema = replica.writeSchemas().resolve(req.getSchema(), replica.schema());
@@ -112,8 +114,12 @@ final class WriteHandler {
         return CompletableFuture.completedFuture(resp);
       }
       responsesDropped.add(1);
-      // Never completes: the gRPC call stays open until the client's deadline cancels it.
-      return new CompletableFuture<>();
+      // Withheld until the caller's deadline, when the client has given up on it: then it
+      // ends, so the write no longer counts as in flight and the replica may hibernate
+      // (docs/dense-nodes.md) as it would after a lost answer.
+      long left = Math.max(0, deadlineNanos - System.nanoTime());
+      return new CompletableFuture<WriteResponsePB>().orTimeout(left,
+          java.util.concurrent.TimeUnit.NANOSECONDS);
     });
   }
 

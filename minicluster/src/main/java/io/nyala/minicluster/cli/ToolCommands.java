@@ -121,7 +121,7 @@ final class ToolCommands {
       description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class,
           TserverBenchCommands.WalAppend.class, TserverBenchCommands.WritePath.class,
           TserverBenchCommands.DeleteTablet.class,
-          BenchTableLocations.class})
+          BenchTableLocations.class, DenseNodeCommand.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,203 @@
+package io.nyala.itests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.client.NyalaClient;
+import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaTable;
+import io.nyala.client.OperationResponse;
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
+import io.nyala.common.proto.tserver.ListTabletsRequestPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
+import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.ProcessMode;
+import io.nyala.minicluster.dense.DenseTables;
+import io.nyala.minicluster.dense.ProcessStats;
+import io.nyala.minicluster.dense.ReplicaCensus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A dense node (docs/dense-nodes.md): three tablet server processes holding
+ * {@code tables x buckets} replicas each (RF 3; 5 x 60 = 300 by default, scaled with
+ * {@code -Dnyala.dense.tables} and {@code -Dnyala.dense.buckets} for the benchmark size) with a
+ * short hibernation period. Rows go to every tablet, then the cluster is left alone: nearly
+ * every replica must go cold, every replica stays reported, each server's thread count drops
+ * below the budget of awake replicas, cold tablets take writes, every row is read back, and a
+ * full restart brings every table back to answering a scan.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class DenseNodeIT {
+  private static final int TABLES = Integer.getInteger("nyala.dense.tables", 5);
+  private static final int BUCKETS = Integer.getInteger("nyala.dense.buckets", 60);
+  private static final int ROWS_PER_TABLET = 3;
+  /** Tables created, written and scanned at once. */
+  private static final int PARALLELISM = 5;
+  private static final int COLD_WRITES = 20;
+  /** Replicas per server that may still be awake when "nearly all" are cold. */
+  private static final int AWAKE_SLACK = 3;
+  /**
+   * The thread budget per tablet server (docs/dense-nodes.md): 150 for the server itself (gRPC,
+   * Ratis' shared pools, heartbeats, maintenance, JVM) plus 6 per awake replica (the threads
+   * Ratis forces per division). Before hibernation a server measured ~2,000 threads at 300
+   * replicas (~6.5 per replica), so at 300 mostly-cold replicas this bound is 10x under that.
+   */
+  private static final long BASE_THREADS = 150;
+  private static final long THREADS_PER_AWAKE_REPLICA = 6;
+  private static final long WAKE_KEYS = 1_000_000_000L;
+  /** Longer than a write's retry (5 s RPC timeout and a backoff); see Hibernation. */
+  private static final long RETRY_WINDOW_MS = 10_000;
+  private final long t0 = System.nanoTime();
+
+  private void phase(String what) {
+    System.out.printf("DenseNodeIT: %.1f s: %s%n", (System.nanoTime() - t0) / 1e9, what);
+  }
+
+  @Test
+  void coldReplicasStayReportedCostNoThreadsAndWakeOnDemand() {
+    int perTserver = TABLES * BUCKETS;
+    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
+            .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
+            .tserverFlag("--tablet_hibernate_after_ms=1000")
+            .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS))
+            .tserverFlag("--heartbeat_interval_ms=500").build();
+        ReplicaCensus census = new ReplicaCensus(cluster);
+        TabletProbe probe = new TabletProbe(cluster);
+        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+            .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(300_000).build()) {
+      phase("cluster up");
+      Map<String, Long> expected = new ConcurrentHashMap<>();
+      DenseTables.forEach(DenseTables.create(client, "dense", TABLES, BUCKETS, 3, PARALLELISM,
+          new AtomicLong()), PARALLELISM, name -> expected.put(name,
+              DenseTables.writeEveryTablet(client, client.openTable(name), ROWS_PER_TABLET)));
+
+      phase(TABLES + " tables created and written");
+      await("nearly every replica hibernated").atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1)).until(() -> awake(census) <= AWAKE_SLACK);
+      phase("nearly every replica hibernated");
+      awaitReported(census, perTserver);
+      for (ListTabletServersResponsePB.Entry e : census.masterView().values()) {
+        assertThat(e.getNumReplicas()).as("replicas the catalog places on %s",
+            e.getTsInfo().getUuid()).isEqualTo(perTserver);
+      }
+      assertThreadBudget(cluster, census);
+
+      phase("thread budget checked");
+      writeToColdTablets(client, probe, expected);
+      phase("cold tablets written");
+      // Tables in parallel: each scan wakes its tablets one after the other.
+      DenseTables.forEach(List.copyOf(expected.keySet()), PARALLELISM, name -> assertThat(
+          DenseTables.countRows(client, client.openTable(name)))
+          .as("rows of %s read back from its woken tablets", name)
+          .isEqualTo(expected.get(name)));
+
+      phase("rows read back");
+      cluster.stop();
+      cluster.start();
+      phase("restarted");
+      DenseTables.forEach(List.copyOf(expected.keySet()), PARALLELISM, name ->
+          await(name + " answers a scan after the restart").atMost(Duration.ofSeconds(90))
+              .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+              .until(() -> DenseTables.countRows(client, client.openTable(name))
+                  == expected.get(name)));
+      phase("every table answers a scan");
+    }
+  }
+
+  /** Waits until every replica is reported; a timeout says what was still missing. */
+  private static void awaitReported(ReplicaCensus census, int perTserver) {
+    AtomicReference<String> missing = new AtomicReference<>();
+    try {
+      await("every replica reported to the master").atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(200)).until(() -> {
+            missing.set(census.notReported(perTserver, 5_000));
+            return missing.get() == null;
+          });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("not every replica reported: " + missing.get(), e);
+    }
+  }
+
+  /** The most awake (not HIBERNATED) replicas on any one server; MAX_VALUE if one is silent. */
+  private static int awake(ReplicaCensus census) {
+    int most = 0;
+    for (int i = 0; i < 3; i++) {
+      Map<String, Integer> s = census.states(i);
+      if (s == null) {
+        return Integer.MAX_VALUE;
+      }
+      most = Math.max(most, awake(s));
+    }
+    return most;
+  }
+
+  private static int awake(Map<String, Integer> states) {
+    return states.values().stream().mapToInt(Integer::intValue).sum()
+        - states.getOrDefault(Hibernation.HIBERNATED, 0);
+  }
+
+  private static void assertThreadBudget(MiniCluster cluster, ReplicaCensus census) {
+    for (int i = 0; i < 3; i++) {
+      Map<String, Integer> s = census.states(i);
+      long awake = awake(s);
+      long threads = ProcessStats.of(cluster.tabletServerPid(i)).threads();
+      System.out.printf("DenseNodeIT: %s holds %s, %d threads, tablet_replicas metric: "
+          + "running %d hibernated %d%n", cluster.tabletServer(i).name(), s, threads,
+          census.replicasIn(i, "running"), census.replicasIn(i, "hibernated"));
+      assertThat(threads).as("threads of %s with %d awake replicas",
+          cluster.tabletServer(i).name(), awake)
+          .isLessThanOrEqualTo(BASE_THREADS + THREADS_PER_AWAKE_REPLICA * awake);
+    }
+  }
+
+  /**
+   * Writes one row to each of {@link #COLD_WRITES} tablets that are HIBERNATED on every replica,
+   * chosen with a printed seed; each write must succeed.
+   */
+  private static void writeToColdTablets(NyalaClient client, TabletProbe probe,
+      Map<String, Long> expected) {
+    List<ListTabletsResponsePB.StatusPB> cold = new ArrayList<>();
+    Map<String, String> stateElsewhere = new LinkedHashMap<>();
+    for (int i = 1; i < 3; i++) {
+      probe.tserver(i, 10_000).listTablets(ListTabletsRequestPB.getDefaultInstance())
+          .getTabletsList().forEach(s -> stateElsewhere.merge(s.getTabletId(), s.getState(),
+              (a, b) -> a.equals(b) ? a : "MIXED"));
+    }
+    for (ListTabletsResponsePB.StatusPB s : probe.tserver(0, 10_000)
+        .listTablets(ListTabletsRequestPB.getDefaultInstance()).getTabletsList()) {
+      if (Hibernation.HIBERNATED.equals(s.getState())
+          && Hibernation.HIBERNATED.equals(stateElsewhere.get(s.getTabletId()))) {
+        cold.add(s);
+      }
+    }
+    long seed = System.nanoTime();
+    System.out.printf("DenseNodeIT: %d cold tablets, choosing %d with seed %d%n", cold.size(),
+        COLD_WRITES, seed);
+    assertThat(cold).hasSizeGreaterThanOrEqualTo(COLD_WRITES);
+    Collections.shuffle(cold, new Random(seed));
+    for (ListTabletsResponsePB.StatusPB s : cold.subList(0, COLD_WRITES)) {
+      NyalaTable table = client.openTable(s.getTableName());
+      int bucket = s.getPartition().getHashBuckets(0);
+      long key = DenseTables.keysByBucket(table, 1, WAKE_KEYS)[bucket][0];
+      try (NyalaSession session = client.newSession()) {
+        OperationResponse r = session.apply(DenseTables.insertOf(table, key));
+        assertThat(r.hasRowError()).as("first write to cold tablet %s (seed %d): %s",
+            s.getTabletId(), seed, r.getRowError()).isFalse();
+      }
+      expected.merge(s.getTableName(), 1L, Long::sum);
+    }
+  }
+}
