@@ -81,7 +81,7 @@ public class TabletServer extends ServerBase {
   private ClusterIdGuard clusterGuard;
   /** Periodic work of the whole server; see {@link #maintenancePool()}. */
   private volatile ScheduledExecutorService maintenancePool;
-  /** Threads of the maintenance pool (docs/dense-nodes-threads.md). */
+  /** Threads of the maintenance pool (docs/dense-nodes.md). */
   static final int MAINTENANCE_THREADS = 2;
 
   public TabletServer(TserverOptions options) {
@@ -124,7 +124,7 @@ public class TabletServer extends ServerBase {
 
     scanners = new ScannerManager(topts.scannerTtlMs);
     onClose(scanners);
-    // One small pool for every periodic task of the server (docs/dense-nodes-threads.md): two
+    // One small pool for every periodic task of the server (docs/dense-nodes.md): two
     // threads, so a long flush or compaction never holds up the scanner and session sweep.
     ScheduledExecutorService maintenance = Executors.newScheduledThreadPool(MAINTENANCE_THREADS,
         LogContext.threadFactory(name, "maintenance"));

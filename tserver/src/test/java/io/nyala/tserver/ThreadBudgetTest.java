@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The thread budget of awake replicas (docs/dense-nodes-threads.md): one tablet server with 1
+ * The thread budget of awake replicas (docs/dense-nodes.md): one tablet server with 1
  * and then 41 awake RF-1 tablets (each elected and written to once); every added replica costs
  * at most {@link #PER_REPLICA} threads, and the whole JVM stays under
  * {@code BASE + PER_REPLICA * replicas}. Thread counts, not timings: Awaitility only lets the

@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 /**
  * The JVM's live threads grouped by name with ids, uuids and counters stripped, so that the
  * threads Ratis starts per division ({@code <peer>@group-<id>-StateMachineUpdater}) fold into
- * one line whose count is the number of divisions (docs/dense-nodes-threads.md).
+ * one line whose count is the number of divisions (docs/dense-nodes.md).
  */
 record ThreadCensus(int total, Map<String, Integer> byName) {
   /** Hex runs of 6+ characters: peer ids, group ids, server names with a uuid. */

@@ -71,7 +71,7 @@ public final class RaftSettings {
   }
 
   /**
-   * Ratis' unbounded thread pools, bounded (docs/dense-nodes-threads.md). At its defaults
+   * Ratis' unbounded thread pools, bounded (docs/dense-nodes.md). At its defaults
    * ({@code cached=true}, size 0) each is {@code Executors.newCachedThreadPool}: one thread per
    * concurrent task. The per-division pools (server: follower appends, leader transfer,
    * configuration changes; client: requests over Ratis' client RPC, which tablet servers do not

@@ -134,7 +134,7 @@ class RpcServerLimitsTest {
   }
 
   /**
-   * The service pool is fixed at --rpc_num_service_threads (docs/dense-nodes-threads.md): calls
+   * The service pool is fixed at --rpc_num_service_threads (docs/dense-nodes.md): calls
    * that block their thread queue for it instead of starting more threads.
    */
   @Test

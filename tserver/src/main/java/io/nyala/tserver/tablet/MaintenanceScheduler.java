@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * compaction each tablet's {@link CompactionPolicy} picks (at most one per tablet and pass, so
  * flushes are never far away), unless {@code --enable_compaction=false}. One pass at a time
  * (a fixed-delay task never overlaps itself), so maintenance never competes with itself, even
- * on the tablet server's shared maintenance pool (docs/dense-nodes-threads.md).
+ * on the tablet server's shared maintenance pool (docs/dense-nodes.md).
  */
 public final class MaintenanceScheduler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MaintenanceScheduler.class);
