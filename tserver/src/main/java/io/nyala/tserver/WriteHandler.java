@@ -41,6 +41,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * out after the write was applied: the case exactly-once exists for.
  */
 final class WriteHandler {
+  /** How long after the caller's deadline a withheld answer is dropped (the call is gone). */
+  private static final long WITHHELD_GRACE_NANOS = 1_000_000_000L;
   /** How many answered-once writes the fault remembers; older ones would be dropped again. */
   private static final int FAULT_MEMORY = 100_000;
 
@@ -114,10 +116,10 @@ final class WriteHandler {
         return CompletableFuture.completedFuture(resp);
       }
       responsesDropped.add(1);
-      // Withheld until the caller's deadline, when the client has given up on it: then it
-      // ends, so the write no longer counts as in flight and the replica may hibernate
-      // (docs/dense-nodes.md) as it would after a lost answer.
-      long left = Math.max(0, deadlineNanos - System.nanoTime());
+      // Withheld until past the caller's deadline, when gRPC has cancelled the call (so the
+      // client never sees an answer): then it ends, so the write no longer counts as in
+      // flight and the replica may hibernate (docs/dense-nodes.md) as after a lost answer.
+      long left = Math.max(0, deadlineNanos - System.nanoTime()) + WITHHELD_GRACE_NANOS;
       return new CompletableFuture<WriteResponsePB>().orTimeout(left,
           java.util.concurrent.TimeUnit.NANOSECONDS);
     });
