@@ -87,7 +87,12 @@ final class HibernationRound {
       }
     }
     if (refusals.isEmpty()) {
-      String mine = self.hibernate(term, index);
+      String mine;
+      try {
+        mine = self.hibernate(term, index);
+      } catch (RuntimeException e) {
+        mine = reason(e);
+      }
       if (mine == null) {
         return new Outcome(true, Map.of(), List.of());
       }

@@ -220,15 +220,30 @@ public final class ReplicaHibernator {
     if (!conf.getPreviousPeers().isEmpty()) {
       return "a configuration change is in progress";
     }
-    TabletStateMachine sm = r.stateMachine();
-    sm.store().flush(); // a cold replica holds no memory store and replays nothing
+    long liveRows;
+    try {
+      TabletStateMachine sm = r.stateMachine();
+      sm.store().flush(); // a cold replica holds no memory store and replays nothing
+      liveRows = sm.store().liveRowCount();
+    } catch (RuntimeException e) {
+      return "cannot flush its store: " + NyalaException.from(e).detail();
+    }
     HibernatedStatePB.Builder h = HibernatedStatePB.newBuilder().setTerm(term).setIndex(index)
-        .setConfigIndex(conf.getLogEntryIndex()).setLiveRows(sm.store().liveRowCount())
+        .setConfigIndex(conf.getLogEntryIndex()).setLiveRows(liveRows)
         .setHibernatedTimeMillis(System.currentTimeMillis());
     for (RaftPeer p : conf.getCurrentPeers()) {
       h.addPeers(RaftPeers.fromRatis(p));
     }
-    tablets.closeGroup(r.groupId());
+    try {
+      tablets.closeGroup(r.groupId());
+    } catch (RuntimeException e) {
+      if (divisionOrNull(r, server) != null) {
+        return "cannot close its group: " + NyalaException.from(e).detail();
+      }
+      // Closed all the same (only the answer failed): recorded as hibernated, as planned.
+      LOG.warn("tablet {}: closing its group reported {}, but it is closed", r.tabletId(),
+          e.getMessage());
+    }
     r.groupClosed();
     try {
       synchronized (r) {

@@ -106,6 +106,17 @@ class HibernationProtocolTest {
   }
 
   @Test
+  void whenTheLeaderCannotCloseItsOwnGroupEveryFollowerIsWokenAgain() {
+    threeReplicas(new Position(5, 40, 40, 40, 40));
+    nodes.get("a").closeFails = true;
+    HibernationRound.Outcome o = round("a", 5, 40);
+    assertThat(o.hibernated()).isFalse();
+    assertThat(o.refusals().get("a")).contains("disk full");
+    assertThat(o.woken()).containsExactlyInAnyOrder("b", "c");
+    assertThat(nodes.values()).noneMatch(n -> n.cold);
+  }
+
+  @Test
   void hibernatingAgainAtTheSamePlaceIsANoOpAndElsewhereIsRefused() {
     threeReplicas(new Position(5, 40, 40, 40, 40));
     assertThat(nodes.get("b").hibernate(5, 40)).isNull();
@@ -181,6 +192,7 @@ class HibernationProtocolTest {
     volatile long coldTerm;
     volatile long coldIndex;
     volatile int wakes;
+    volatile boolean closeFails;
     /** The replicas already cold when this one closed. */
     final Set<String> closedAfter = new HashSet<>();
 
@@ -201,6 +213,9 @@ class HibernationProtocolTest {
 
     @Override
     public synchronized String hibernate(long term, long index) {
+      if (closeFails) {
+        throw NyalaException.ioError("cannot write metadata: disk full", null);
+      }
       if (cold) {
         return coldTerm == term && coldIndex == index ? null : "already hibernated elsewhere";
       }
