@@ -83,10 +83,7 @@ class CatalogKeyTest {
       CreateTableResponsePB r = f.stub(leader).createTable(Tables.create("t0", 1, 3));
       assertThat(r.hasError()).as("%s", r.getError()).isFalse();
       // Every follower holds an entry sealed under the first leader's key before it goes.
-      for (int i = 0; i < 3; i++) {
-        MasterServer m = f.master(i);
-        await().atMost(Duration.ofSeconds(20)).until(() -> hasTable(m, "t0"));
-      }
+      f.awaitEveryMasterHolds("t0");
       f.stopMaster(leader);
       int next = f.awaitLeader();
       tservers.forEach(t -> t.register(f.stub(next)));

@@ -137,6 +137,28 @@ final class MastersFixture implements AutoCloseable {
     return found[0];
   }
 
+  /**
+   * Waits until every running master's catalog holds {@code tables}. A test that stops the
+   * leader needs it first: Ratis never counts the vote of a member whose log is empty once the
+   * group has committed entries (RATIS-1995, against a re-formatted disk voting), so a master
+   * that started late and has received nothing cannot help the survivors elect.
+   */
+  void awaitEveryMasterHolds(String... tables) {
+    for (MasterServer m : masters) {
+      if (m == null) {
+        continue;
+      }
+      await().atMost(Duration.ofSeconds(20)).until(() -> m.catalog().catalog().read(s -> {
+        for (String t : tables) {
+          if (s.tableByName(t) == null) {
+            return false;
+          }
+        }
+        return true;
+      }));
+    }
+  }
+
   /** Waits until master {@code i} is the ready leader. */
   void awaitLeader(int i) {
     await().atMost(Duration.ofSeconds(30)).until(() -> masters[i].isLeader());

@@ -122,6 +122,7 @@ class MultiMasterTest {
       }
       Set<SysTabletEntryPB> tablets = f.master(leader).catalog().catalog()
           .read(s -> new HashSet<>(s.tablets()));
+      f.awaitEveryMasterHolds("t0", "t1", "t2");
 
       f.stopMaster(leader);
       int next = f.awaitLeader();
