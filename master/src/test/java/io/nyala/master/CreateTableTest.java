@@ -133,6 +133,11 @@ class CreateTableTest {
         .allMatch(t -> t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING));
     assertThat(tabletsOf(tableId).get(0).getLeaderUuid()).isEqualTo(leader);
     assertThat(tabletsOf(tableId).get(0).getTerm()).isEqualTo(3);
+    // Tablet 0 runs with its third replica never created: it is still sent CreateTablet.
+    FakeTServer third = byUuid.get(t0.getReplicas(2).getUuid());
+    long before = third.createsOf(t0.getTabletId());
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> third.createsOf(t0.getTabletId()) > before);
 
     GetTableSchemaResponsePB schema = m.stub().getTableSchema(GetTableSchemaRequestPB
         .newBuilder().setTable(Tables.byId(tableId)).build());

@@ -58,30 +58,43 @@ final class TabletCreator {
     }
   }
 
-  /** One pass over the CREATING tablets: promote, or re-send to silent replicas. */
+  /**
+   * One pass over the CREATING tablets: promote, or re-send to silent replicas. A tablet that
+   * went RUNNING with a replica still silent (two replicas elected while the third's CreateTablet
+   * was refused or timed out, as under a burst of creates) keeps being re-sent to it until it
+   * reports: nothing else would ever create that replica, and the group would run one short.
+   */
   void sweep() {
-    List<Pending> creating = catalog.read(s -> s.tablets().stream()
-        .filter(t -> t.getState() == SysTabletStatePB.SYS_TABLET_CREATING)
+    List<Pending> pending = catalog.read(s -> s.tablets().stream()
+        .filter(t -> t.getState() == SysTabletStatePB.SYS_TABLET_CREATING
+            || (t.getState() == SysTabletStatePB.SYS_TABLET_RUNNING
+                && lastSent.containsKey(t.getTabletId())))
         .map(t -> new Pending(s.tableById(t.getTableId()), t))
         .filter(p -> p.table() != null)
         .toList());
     Set<String> ids = ConcurrentHashMap.newKeySet();
-    creating.forEach(p -> ids.add(p.tablet().getTabletId()));
+    pending.forEach(p -> ids.add(p.tablet().getTabletId()));
     lastSent.keySet().retainAll(ids);
     long now = nanoClock.getAsLong();
-    for (Pending p : creating) {
+    for (Pending p : pending) {
       String id = p.tablet().getTabletId();
-      if (promoteIfUp(p.tablet())) {
+      boolean creating = p.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING;
+      if (creating && promoteIfUp(p.tablet())) {
         continue;
       }
+      boolean allReported = true;
       for (RaftPeerPB replica : p.tablet().getReplicasList()) {
         if (reports.hasReported(id, replica.getUuid())) {
           continue;
         }
+        allReported = false;
         Long last = lastSent.getOrDefault(id, Map.of()).get(replica.getUuid());
         if (last == null || now - last >= retryNanos) {
           send(p.table(), p.tablet(), replica);
         }
+      }
+      if (allReported && !creating) {
+        lastSent.remove(id);
       }
     }
   }
@@ -123,7 +136,7 @@ final class TabletCreator {
           if (t != null) {
             LOG.info("could not mark tablet {} RUNNING (will retry): {}", id, t.getMessage());
           } else {
-            lastSent.remove(id);
+            // lastSent stays until every replica reported: see sweep().
             LOG.info("tablet {} is RUNNING with leader {} in term {}", id, leader.uuid(),
                 leader.term());
           }
