@@ -130,9 +130,9 @@ final class DenseNodeCommand implements Callable<Integer> {
         double count = census.metric(i, "tablet_wake_latency_seconds_count", null, null);
         serverWakeMeans.add(count > 0 ? 1000 * sum / count : Double.NaN);
       }
-      long[] restart = restart(cluster, census, client, perTserver);
+      RestartTimes restart = restart(cluster, census, client, perTserver);
       System.out.println(new DenseNodeReport(header, hotSamples, coldSamples, idleSeconds)
-          .render(restart[0], restart[1], wakes, serverWakeMeans));
+          .render(restart.allReportedMs(), restart.allScannedMs(), wakes, serverWakeMeans));
     }
     return 0;
   }
@@ -215,7 +215,7 @@ final class DenseNodeCommand implements Callable<Integer> {
    * Stops every tablet server, starts them all again, and times (ms from the start) until every
    * replica is reported and until every table answers a scan with all its rows.
    */
-  private long[] restart(MiniCluster cluster, ReplicaCensus census, NyalaClient client,
+  private RestartTimes restart(MiniCluster cluster, ReplicaCensus census, NyalaClient client,
       int perTserver) {
     System.err.println("restarting every tablet server ...");
     parallel(cluster::stopTabletServer);
@@ -234,8 +234,11 @@ final class DenseNodeCommand implements Callable<Integer> {
                 return false;
               }
             }));
-    return new long[] {reported, sinceMs(t0)};
+    return new RestartTimes(reported, sinceMs(t0));
   }
+
+  /** A full restart, in ms from the start: until all replicas are reported, all tables scan. */
+  private record RestartTimes(long allReportedMs, long allScannedMs) {}
 
   private void parallel(IntConsumer perServer) {
     CompletableFuture.allOf(IntStream.range(0, tservers)
