@@ -2,11 +2,13 @@ package io.nyala.common.metrics;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The process-wide gauges every server exports (threads, file descriptors, memory), named as
@@ -27,6 +29,12 @@ public final class ProcessMetrics {
         () -> ManagementFactory.getThreadMXBean().getThreadCount());
     r.gauge("jvm_heap_used_bytes", "Heap in use" + JVM_WIDE,
         () -> ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    // Off-heap buffers: Ratis holds a direct write buffer per open Raft division, so this is
+    // what bounds how many replicas can be awake at once (docs/dense-nodes.md).
+    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      r.gauge("jvm_buffer_pool_used_bytes", "Bytes in the JVM's buffer pool" + JVM_WIDE,
+          Map.of("pool", pool.getName()), pool::getMemoryUsed);
+    }
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
       r.gauge("process_open_fds", "Open file descriptors" + JVM_WIDE,

@@ -3,8 +3,10 @@ package io.nyala.common.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -16,6 +18,9 @@ class ProcessMetricsTest {
     ProcessMetrics.register(r);
     assertThat(r.value("process_threads")).isGreaterThanOrEqualTo(Thread.activeCount());
     assertThat(r.value("jvm_heap_used_bytes")).isPositive();
+    ByteBuffer held = ByteBuffer.allocateDirect(1 << 16);
+    assertThat(r.value("jvm_buffer_pool_used_bytes", Map.of("pool", "direct")))
+        .isGreaterThanOrEqualTo(held.capacity());
     assertThat(r.renderPrometheus()).contains("# TYPE process_threads gauge")
         .contains("# HELP process_threads Live threads (the whole JVM: in an in-process "
             + "minicluster, of every server in it)");
