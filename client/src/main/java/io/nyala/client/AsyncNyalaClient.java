@@ -421,7 +421,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     private long operationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
     private long adminOperationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
     private long rpcTimeoutMs = TimeUnit.SECONDS.toMillis(5);
-    private int maxWriteRequestBytes = 896 << 10;
+    private int maxWriteRequestBytes = 208 << 10;
 
     /**
      * A builder over the given masters.
@@ -485,10 +485,10 @@ public final class AsyncNyalaClient implements AutoCloseable {
 
     /**
      * Sets the cap on the encoded row bytes of one write request; larger batches are split.
-     * Keep it under the servers' {@code --max_write_request_bytes} (1 MiB - 16 KiB by default,
-     * bounded by the Raft entry limit) with room for the request's schema.
+     * Keep it under the servers' {@code --max_write_request_bytes} (240 KiB by default) with
+     * room for the request's schema; it is also the largest single row the client can write.
      *
-     * @param bytes the cap, positive (default 896 KiB)
+     * @param bytes the cap, positive (default 208 KiB)
      * @return this
      */
     public Builder maxWriteRequestBytes(int bytes) {

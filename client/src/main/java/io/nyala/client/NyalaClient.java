@@ -178,7 +178,7 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
-     * @param bytes cap on one write request's encoded rows (default 896 KiB)
+     * @param bytes cap on one write request's encoded rows (default 208 KiB)
      * @return this
      */
     public Builder maxWriteRequestBytes(int bytes) {

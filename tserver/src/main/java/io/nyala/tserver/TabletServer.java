@@ -50,6 +50,7 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,6 +104,11 @@ public class TabletServer extends ServerBase {
   }
 
   private void startInternal() {
+    long maxWrite = TserverOptions.MAX_RAFT_ENTRY_BYTES - TserverOptions.RAFT_ENTRY_OVERHEAD_BYTES;
+    if (topts.maxWriteRequestBytes < 1 || topts.maxWriteRequestBytes > maxWrite) {
+      throw NyalaException.invalidArgument("--max_write_request_bytes must be in [1, %d], got %d",
+          maxWrite, topts.maxWriteRequestBytes);
+    }
     armCrashPoints();
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
@@ -389,6 +395,14 @@ public class TabletServer extends ServerBase {
     // log must be rebuilt by tablet copy (notifyInstallSnapshotFromLeader), never by Ratis
     // shipping an empty file list.
     RaftSettings.useStateMachineCopy(p);
+    // The largest entry is a Write of --max_write_request_bytes plus its header. Ratis sizes two
+    // things by it: the batch an appender sends to a follower (which must hold any one entry)
+    // and the log's write buffer (at least that batch limit + 8). Each awake division holds
+    // that buffer in direct memory, so it is sized by the largest Write rather than Ratis'
+    // 1 MiB: 2,000 awake replicas then fit a 1 GiB JVM (docs/dense-nodes.md).
+    long entryLimit = topts.maxWriteRequestBytes + TserverOptions.RAFT_ENTRY_OVERHEAD_BYTES;
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entryLimit));
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(entryLimit + 8));
     // Raw --raft_property overrides still win over these role defaults.
     options.raftProperties.forEach(p::set);
   }

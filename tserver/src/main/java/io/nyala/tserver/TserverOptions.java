@@ -32,11 +32,20 @@ public class TserverOptions extends ServerOptions {
       description = "Rows per scan page when the request does not say. Default: ${DEFAULT-VALUE}.")
   public int scannerDefaultBatchRows = 1000;
 
-  @Option(names = "--max_write_request_bytes", defaultValue = "1032192",
-      description = "Largest Write request accepted (bytes); clients split bigger batches. It "
-          + "must stay under Ratis' entry limit (raft.server.log.appender.buffer.byte-limit, "
-          + "1 MiB) with room for the entry's header. Default: ${DEFAULT-VALUE} (1 MiB - 16 KiB).")
-  public long maxWriteRequestBytes = (1L << 20) - (16 << 10);
+  @Option(names = "--max_write_request_bytes", defaultValue = "245760",
+      description = "Largest Write request accepted (bytes); clients split bigger batches. Every "
+          + "awake tablet replica holds a direct write buffer of this size plus 16 KiB for the "
+          + "Raft entry's header, so it bounds how many replicas can be awake in the JVM's "
+          + "direct memory (docs/dense-nodes.md). At most 1 MiB - 16 KiB. "
+          + "Default: ${DEFAULT-VALUE} (240 KiB).")
+  public long maxWriteRequestBytes = DEFAULT_MAX_WRITE_REQUEST_BYTES;
+
+  /** Default of {@code --max_write_request_bytes}: 240 KiB. */
+  public static final long DEFAULT_MAX_WRITE_REQUEST_BYTES = 240 << 10;
+  /** Room a Raft entry needs around the Write request it carries (ids, term, framing). */
+  public static final int RAFT_ENTRY_OVERHEAD_BYTES = 16 << 10;
+  /** The largest Raft entry a tserver is configured for (Ratis' own default buffer). */
+  public static final long MAX_RAFT_ENTRY_BYTES = 1 << 20;
 
   @Option(names = "--block_manager", defaultValue = "log",
       description = "Block storage for tablet data: 'log' (containers of many blocks, the "

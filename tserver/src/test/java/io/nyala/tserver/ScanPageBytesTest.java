@@ -48,8 +48,9 @@ class ScanPageBytesTest {
     String tablet = RaftIds.newId();
     fx.createTablet(tablet, List.of(ts));
     TserverFixture.awaitLeader(tablet, List.of(ts));
-    for (int from = 0; from < ROWS; from += 4) {
-      assertThat(fx.write(ts, bigRows(tablet, from, from + 4)).hasError()).isFalse();
+    // Two rows per Write: under the default --max_write_request_bytes (240 KiB).
+    for (int from = 0; from < ROWS; from += 2) {
+      assertThat(fx.write(ts, bigRows(tablet, from, from + 2)).hasError()).isFalse();
     }
 
     ScanResponsePB r = fx.data(ts).scan(ScanRequestPB.newBuilder()
