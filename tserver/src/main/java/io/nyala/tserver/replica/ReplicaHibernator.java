@@ -12,9 +12,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftPeer;
@@ -40,6 +44,8 @@ public final class ReplicaHibernator {
   static final long PEER_TIMEOUT_MS = 5_000;
   /** At most this many rounds run at once: each holds a thread while its followers answer. */
   private static final int MAX_ROUNDS = 4;
+  /** How long a drainer keeps a pool thread before it lets other maintenance run. */
+  private static final long DRAIN_SLICE_NANOS = 500_000_000L;
 
   private final TabletManager tablets;
   private final String selfUuid;
@@ -49,7 +55,10 @@ public final class ReplicaHibernator {
   private final Predicate<String> busy;
   private final Executor rounds;
   private final ReplicaHealer healer;
-  private final Set<String> roundsRunning = ConcurrentHashMap.newKeySet();
+  /** Idle replicas waiting for a round, and their ids (a replica is queued once). */
+  private final Queue<TabletReplica> candidates = new ConcurrentLinkedQueue<>();
+  private final Set<String> queued = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger drainers = new AtomicInteger();
   private final AtomicLong hibernations = new AtomicLong();
   private final AtomicLong wakes = new AtomicLong();
   /** Told each wake's duration in ms (the server's histogram). */
@@ -75,7 +84,11 @@ public final class ReplicaHibernator {
     tablets.setWaker(this::wake);
   }
 
-  /** One look at every replica: starts rounds for idle leaders, heals lost wakes. */
+  /**
+   * One look at every replica: queues idle ones for a round, heals lost wakes. Rounds then run
+   * back to back on at most {@link #MAX_ROUNDS} drainers rather than a few per pass, so 2,000
+   * replicas go cold in the time their rounds take, not in passes.
+   */
   public void pass() {
     long now = System.nanoTime();
     for (TabletReplica r : tablets.replicas()) {
@@ -83,19 +96,53 @@ public final class ReplicaHibernator {
         continue;
       }
       healer.check(r, now);
-      if (afterNanos != Long.MAX_VALUE && idle(r, now) && roundsRunning.size() < MAX_ROUNDS
-          && roundsRunning.add(r.tabletId())) {
-        rounds.execute(() -> {
-          try {
-            leadRound(r);
-          } catch (RuntimeException e) {
-            LOG.warn("tablet {}: hibernation round failed: {}", r.tabletId(), e.getMessage());
-          } finally {
-            roundsRunning.remove(r.tabletId());
-          }
-        });
+      if (afterNanos != Long.MAX_VALUE && idle(r, now) && queued.add(r.tabletId())) {
+        candidates.add(r);
       }
     }
+    startDrainers();
+  }
+
+  private void startDrainers() {
+    while (!candidates.isEmpty()) {
+      int n = drainers.get();
+      if (n >= MAX_ROUNDS) {
+        return;
+      }
+      if (drainers.compareAndSet(n, n + 1)) {
+        try {
+          rounds.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+          drainers.decrementAndGet(); // the server is stopping
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs queued rounds for up to {@link #DRAIN_SLICE_NANOS}, then hands its thread back (the
+   * pool also flushes and compacts) and queues itself again if work is left.
+   */
+  private void drain() {
+    long until = System.nanoTime() + DRAIN_SLICE_NANOS;
+    try {
+      TabletReplica r;
+      while (System.nanoTime() < until && (r = candidates.poll()) != null) {
+        try {
+          if (r.state() == ReplicaState.RUNNING && idle(r, System.nanoTime())) {
+            leadRound(r);
+          }
+        } catch (RuntimeException e) {
+          LOG.warn("tablet {}: hibernation round failed: {}", r.tabletId(), e.getMessage());
+        } finally {
+          queued.remove(r.tabletId());
+        }
+      }
+    } finally {
+      drainers.decrementAndGet();
+    }
+    startDrainers();
   }
 
   private boolean idle(TabletReplica r, long now) {
