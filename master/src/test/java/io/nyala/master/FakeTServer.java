@@ -29,6 +29,10 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A fake tablet server: a real gRPC admin service that records CreateTablet, DeleteTablet,
@@ -48,6 +52,12 @@ final class FakeTServer implements AutoCloseable {
    * of a hibernated tablet that woke its group, which elected another leader).
    */
   volatile FakeTServer notLeaderHint;
+  /** When positive, CreateTablet is answered this much later (a tserver creating slowly). */
+  volatile long createDelayMs;
+  /** CreateTablet calls being answered now, and the most there were at once. */
+  final AtomicInteger createsInProgress = new AtomicInteger();
+  final AtomicInteger maxCreatesInProgress = new AtomicInteger();
+  private final ScheduledExecutorService delayer = Executors.newSingleThreadScheduledExecutor();
   private final Server server;
 
   FakeTServer(String name) throws IOException {
@@ -129,6 +139,7 @@ final class FakeTServer implements AutoCloseable {
 
   @Override
   public void close() {
+    delayer.shutdownNow();
     server.shutdownNow();
   }
 
@@ -137,8 +148,18 @@ final class FakeTServer implements AutoCloseable {
     public void createTablet(CreateTabletRequestPB req,
         StreamObserver<CreateTabletResponsePB> out) {
       creates.add(req);
-      out.onNext(CreateTabletResponsePB.getDefaultInstance());
-      out.onCompleted();
+      int now = createsInProgress.incrementAndGet();
+      maxCreatesInProgress.accumulateAndGet(now, Math::max);
+      Runnable answer = () -> {
+        createsInProgress.decrementAndGet();
+        out.onNext(CreateTabletResponsePB.getDefaultInstance());
+        out.onCompleted();
+      };
+      if (createDelayMs > 0) {
+        delayer.schedule(answer, createDelayMs, TimeUnit.MILLISECONDS);
+      } else {
+        answer.run();
+      }
     }
 
     @Override

@@ -9,9 +9,13 @@ import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.master.tsmanager.TSAdminClient;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -24,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * idempotent), and persists RUNNING once a leader is reported. Runs on the leader only; all
  * state is in concurrent maps because reports arrive on RPC threads while the sweep runs on
  * the master's background thread.
+ *
+ * <p>Each tserver gets at most {@link #MAX_IN_FLIGHT_PER_TSERVER} CreateTablet calls at once,
+ * the rest wait here, and a replica never has two calls out: a tserver creates replicas one
+ * after the other, so five tables of 60 tablets sent at once queued there past the calls'
+ * deadline, and the re-sends of the timed-out calls queued behind them again.
  */
 final class TabletCreator {
   private static final Logger LOG = LoggerFactory.getLogger(TabletCreator.class);
@@ -39,6 +48,20 @@ final class TabletCreator {
   private final Map<String, Map<String, Long>> lastSent = new ConcurrentHashMap<>();
   /** Tablets whose RUNNING update is being written, so reports do not write it twice. */
   private final Set<String> runningInFlight = ConcurrentHashMap.newKeySet();
+  /** CreateTablet calls one tserver is sent at once. */
+  static final int MAX_IN_FLIGHT_PER_TSERVER = 8;
+  /** tserver uuid → its calls in flight and waiting. */
+  private final Map<String, Window> windows = new ConcurrentHashMap<>();
+
+  /** One tserver's CreateTablet calls: guarded by its own monitor. */
+  private static final class Window {
+    int inFlight;
+    /** Tablet ids with a call out or waiting: one per replica at a time. */
+    final Set<String> busy = new HashSet<>();
+    final Deque<Call> waiting = new ArrayDeque<>();
+  }
+
+  private record Call(SysTableEntryPB table, SysTabletEntryPB tablet, RaftPeerPB replica) {}
 
   TabletCreator(SysCatalog catalog, ReplicaReports reports, TSAdminClient admin,
       LongSupplier nanoClock, long retryMs) {
@@ -143,16 +166,79 @@ final class TabletCreator {
         });
   }
 
+  /** Sends CreateTablet now, or queues it behind the tserver's calls in flight. */
   private void send(SysTableEntryPB table, SysTabletEntryPB tablet, RaftPeerPB replica) {
-    lastSent.computeIfAbsent(tablet.getTabletId(), k -> new ConcurrentHashMap<>())
+    String id = tablet.getTabletId();
+    // Marks the replica as sent to: the sweep re-sends only after the retry interval, and a
+    // waiting call still goes out only while its tablet is pending (see fire).
+    lastSent.computeIfAbsent(id, k -> new ConcurrentHashMap<>())
         .put(replica.getUuid(), nanoClock.getAsLong());
-    HostPort addr = HostPort.fromPb(replica.getRpcAddress());
-    admin.createTablet(addr, request(table, tablet)).whenComplete((v, t) -> {
-      if (t != null) {
-        LOG.info("CreateTablet {} on tserver {} at {} failed (will retry): {}",
-            tablet.getTabletId(), replica.getUuid(), addr, t.getMessage());
+    Window w = windows.computeIfAbsent(replica.getUuid(), k -> new Window());
+    Call call = new Call(table, tablet, replica);
+    synchronized (w) {
+      if (!w.busy.add(id)) {
+        return; // a call for this replica is out or waiting
       }
+      if (w.inFlight >= MAX_IN_FLIGHT_PER_TSERVER) {
+        w.waiting.add(call);
+        return;
+      }
+      w.inFlight++;
+    }
+    if (!fire(w, call)) {
+      done(w, id);
+    }
+  }
+
+  /**
+   * Sends {@code call} (its window slot taken); false, without sending, when its tablet is no
+   * longer pending (dropped, or every replica reported while it waited).
+   */
+  private boolean fire(Window w, Call call) {
+    String id = call.tablet().getTabletId();
+    Map<String, Long> sent = lastSent.get(id);
+    if (sent == null) {
+      return false;
+    }
+    sent.put(call.replica().getUuid(), nanoClock.getAsLong());
+    HostPort addr = HostPort.fromPb(call.replica().getRpcAddress());
+    CompletableFuture<Void> f;
+    try {
+      f = admin.createTablet(addr, request(call.table(), call.tablet()));
+    } catch (RuntimeException e) {
+      LOG.info("CreateTablet {} on tserver {} at {} not sent (will retry): {}", id,
+          call.replica().getUuid(), addr, e.getMessage());
+      return false;
+    }
+    f.whenComplete((v, t) -> {
+      if (t != null) {
+        LOG.info("CreateTablet {} on tserver {} at {} failed (will retry): {}", id,
+            call.replica().getUuid(), addr, t.getMessage());
+      }
+      done(w, id);
     });
+    return true;
+  }
+
+  /** Frees the slot of {@code tabletId}'s call and sends the next waiting one, if any. */
+  private void done(Window w, String tabletId) {
+    String finished = tabletId;
+    while (true) {
+      Call next;
+      synchronized (w) {
+        w.busy.remove(finished);
+        next = w.waiting.poll();
+        if (next == null) {
+          w.inFlight--;
+          return;
+        }
+      }
+      // The slot passes to next.
+      if (fire(w, next)) {
+        return;
+      }
+      finished = next.tablet().getTabletId();
+    }
   }
 
   static CreateTabletRequestPB request(SysTableEntryPB table, SysTabletEntryPB tablet) {
