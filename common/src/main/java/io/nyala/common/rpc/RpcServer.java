@@ -4,8 +4,10 @@ import io.grpc.BindableService;
 import io.grpc.Context;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
@@ -18,7 +20,10 @@ import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +56,8 @@ public final class RpcServer implements AutoCloseable {
   private final MetricRegistry metrics;
   private final NettyServerBuilder builder;
   private final ExecutorService executor;
+  /** Full method name to the executor its calls run on, for methods not on {@link #executor}. */
+  private final Map<String, ExecutorService> ownThreads = new ConcurrentHashMap<>();
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final MetricRegistry.Counter rejected;
@@ -79,9 +86,36 @@ public final class RpcServer implements AutoCloseable {
         "RPC calls answered SERVICE_UNAVAILABLE because the server had too many in flight");
     this.executor = Executors.newFixedThreadPool(threads, LogContext.threadFactory(serverName, "rpc"));
     this.builder = NettyServerBuilder.forAddress(new InetSocketAddress(bind.host(), bind.port()))
-        .executor(executor)
+        // gRPC looks a call's method up on the server's executor before it asks the supplier
+        // where to run it: the lookup runs on the transport thread (it is a map lookup), so
+        // that a call with threads of its own is never stuck behind busy service threads.
+        .directExecutor()
+        .callExecutor(new ServerCallExecutorSupplier() {
+          @Override
+          public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call,
+              Metadata headers) {
+            return ownThreads.getOrDefault(call.getMethodDescriptor().getFullMethodName(),
+                executor);
+          }
+        })
         .addStreamTracerFactory(new Admission())
         .maxInboundMessageSize(maxMessageBytes);
+  }
+
+  /**
+   * Serves {@code methods} on {@code threads} threads of their own rather than the service
+   * threads: for calls that other servers need answered before the calls holding the service
+   * threads can finish (a peer's request to wake a replica, while requests here wait for that
+   * replica's group to elect), so that they are served however busy the service threads are.
+   * Call before {@link #start}.
+   */
+  public RpcServer ownThreads(String name, int threads, List<MethodDescriptor<?, ?>> methods) {
+    ExecutorService own = Executors.newFixedThreadPool(threads,
+        LogContext.threadFactory(serverName, name));
+    for (MethodDescriptor<?, ?> m : methods) {
+      ownThreads.put(m.getFullMethodName(), own);
+    }
+    return this;
   }
 
   /** Calls in flight now (admitted or being turned away). */
@@ -134,6 +168,7 @@ public final class RpcServer implements AutoCloseable {
       }
     }
     executor.shutdownNow();
+    ownThreads.values().forEach(ExecutorService::shutdownNow);
   }
 
   /**

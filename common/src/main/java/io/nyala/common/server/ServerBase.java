@@ -151,8 +151,12 @@ public abstract class ServerBase implements AutoCloseable {
     for (BindableService s : services) {
       rpcServer.addService(s);
     }
+    customizeRpc(rpcServer);
     rpcServer.start();
   }
+
+  /** Hook: role-specific settings of the RPC server before it starts. */
+  protected void customizeRpc(RpcServer rpc) {}
 
   protected void startWeb(Supplier<String> homePage) {
     if (webBind == null) {

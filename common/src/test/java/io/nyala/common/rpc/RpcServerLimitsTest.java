@@ -17,6 +17,7 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.metrics.MetricRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +46,11 @@ class RpcServerLimitsTest {
   private static final MethodDescriptor<byte[], byte[]> BLOCK = HOLD.toBuilder()
       .setFullMethodName("test.Hold/Block").build();
   private final CountDownLatch release = new CountDownLatch(1);
+  /** Answers at once, naming the thread that served it. */
+  private static final MethodDescriptor<byte[], byte[]> ECHO = HOLD.toBuilder()
+      .setFullMethodName("test.Hold/Echo").build();
+  /** Methods given threads of their own before the server starts. */
+  private List<MethodDescriptor<?, ?>> ownMethods = List.of();
 
   /** Calls the service holds unanswered, as an async Write waiting for Raft would. */
   private final ConcurrentLinkedQueue<StreamObserver<byte[]>> held = new ConcurrentLinkedQueue<>();
@@ -62,10 +68,18 @@ class RpcServerLimitsTest {
           }
           out.onNext(req);
           out.onCompleted();
+        }))
+        .addMethod(ECHO, ServerCalls.asyncUnaryCall((req, out) -> {
+          out.onNext(Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8));
+          out.onCompleted();
         })).build();
     server = new RpcServer("ts-test", new HostPort("127.0.0.1", 0), threads, queueLength,
         maxMessageBytes, new MetricRegistry("ts-test"));
-    server.addService(service).start();
+    server.addService(service);
+    if (!ownMethods.isEmpty()) {
+      server.ownThreads("own", 1, ownMethods);
+    }
+    server.start();
     HostPort a = server.boundAddress();
     channel = NettyChannelBuilder.forAddress(a.host(), a.port()).usePlaintext().build();
   }
@@ -150,6 +164,25 @@ class RpcServerLimitsTest {
         .filter(t -> t.getName().startsWith("ts-test-rpc-"))).hasSize(2);
     release.countDown();
     for (Future<byte[]> f : calls) {
+      assertThat(f.get(10, TimeUnit.SECONDS)).hasSize(1);
+    }
+  }
+
+  @Test
+  void methodsOnThreadsOfTheirOwnAreServedWhileEveryServiceThreadIsHeld() throws Exception {
+    ownMethods = List.of(ECHO);
+    start(2, 20, 1 << 20);
+    List<Future<byte[]>> blocked = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      blocked.add(ClientCalls.futureUnaryCall(channel.newCall(BLOCK,
+          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), new byte[] {(byte) i}));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.callsInFlight() == 2);
+    byte[] servedBy = ClientCalls.blockingUnaryCall(channel, ECHO,
+        CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[0]);
+    assertThat(new String(servedBy, StandardCharsets.UTF_8)).startsWith("ts-test-own-");
+    release.countDown();
+    for (Future<byte[]> f : blocked) {
       assertThat(f.get(10, TimeUnit.SECONDS)).hasSize(1);
     }
   }
