@@ -444,6 +444,12 @@ public final class AsyncNyalaClient implements AutoCloseable {
     /**
      * Sets the time allowed for each write flush and each scan call, retries included.
      *
+     * <p>A write is retried with the same sequence number, and a tablet server answers a retry
+     * from its first outcome only while it remembers that outcome: for its Raft retry cache's
+     * expiry ({@code raft.server.retrycache.expirytime}, 60 s by default). Keep this timeout
+     * under that window, or a retry arriving later is applied again (an insert then fails
+     * with ALREADY_PRESENT).
+     *
      * @param ms milliseconds, positive (default 30 000)
      * @return this
      */

@@ -149,7 +149,9 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
-     * @param ms time allowed for each write flush and scan call (default 30 000)
+     * @param ms time allowed for each write flush and scan call (default 30 000); keep it
+     *     under the tablet servers' retry cache window (60 s by default), see
+     *     {@link AsyncNyalaClient.Builder#defaultOperationTimeoutMs}
      * @return this
      */
     public Builder defaultOperationTimeoutMs(long ms) {
