@@ -54,9 +54,9 @@ final class DenseNodeCommand implements Callable<Integer> {
           + "60 s). A replica written to within this window stays awake, since the cache that "
           + "makes a client's retry exactly-once does not survive hibernation: with the "
           + "default, written tablets go cold 60 s after their last write, whatever "
-          + "--hibernate-after-ms says.", "Keep it above the client's retries (5 s RPC "
-          + "timeout and a backoff; 10000 is safe): a retry arriving after it is applied "
-          + "again."}) long retryCacheExpiryMs;
+          + "--hibernate-after-ms says.", "The bench's client then gives a write at most "
+          + "this long (30 s otherwise), retries included: a retry arriving after the window "
+          + "would be applied again."}) long retryCacheExpiryMs;
   @Option(names = "--load-seconds", defaultValue = "20",
       description = "How long the hot tables are loaded before the figures are read.")
   long loadSeconds;
@@ -102,8 +102,8 @@ final class DenseNodeCommand implements Callable<Integer> {
     try (MiniCluster cluster = startCluster(dir);
         ReplicaCensus census = new ReplicaCensus(cluster);
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
-            .defaultOperationTimeoutMs(120_000).defaultAdminOperationTimeoutMs(600_000)
-            .build()) {
+            .defaultOperationTimeoutMs(operationTimeoutMs())
+            .defaultAdminOperationTimeoutMs(600_000).build()) {
       List<String> names = build(client, tables, rf);
       List<NyalaTable> hot = new ArrayList<>();
       for (int i = 0; i < hotTables; i++) {
@@ -135,6 +135,15 @@ final class DenseNodeCommand implements Callable<Integer> {
           .render(restart.allReportedMs(), restart.allScannedMs(), wakes, serverWakeMeans));
     }
     return 0;
+  }
+
+  /**
+   * The client's time for one write, retries included: within the servers' retry cache window,
+   * or a late retry of a write would be applied twice (see the client builder).
+   */
+  private long operationTimeoutMs() {
+    long window = retryCacheExpiryMs > 0 ? retryCacheExpiryMs : 60_000;
+    return Math.min(30_000, window);
   }
 
   private MiniCluster startCluster(Path dir) {
