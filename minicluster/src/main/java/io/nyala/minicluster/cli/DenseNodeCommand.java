@@ -1,5 +1,6 @@
 package io.nyala.minicluster.cli;
 
+import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
 import io.nyala.common.NyalaException;
@@ -16,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -47,7 +50,7 @@ final class DenseNodeCommand implements Callable<Integer> {
   double hotFraction;
   @Option(names = "--buckets-per-table", defaultValue = "60") int buckets;
   @Option(names = "--rows-per-tablet", defaultValue = "20") int rowsPerTablet;
-  @Option(names = "--hibernate-after-ms", defaultValue = "2000",
+  @Option(names = "--hibernate-after-ms", defaultValue = "10000",
       description = "--tablet_hibernate_after_ms of the tablet servers.") long hibernateAfterMs;
   @Option(names = "--retry-cache-expiry-ms", defaultValue = "0",
       description = {"Ratis' retry cache expiry on the tablet servers (0 = Ratis' default, "
@@ -161,23 +164,43 @@ final class DenseNodeCommand implements Callable<Integer> {
     return b.build();
   }
 
-  /** Creates the tables and writes rows to every tablet, with progress lines. */
+  /**
+   * Creates the tables one after the other and writes rows to every tablet of each as soon as
+   * it exists, on other threads while the next table is created, with progress lines. Written
+   * so, each table's tablets take their rows while still awake from creation: created all
+   * first, they would be cold again by the time of the writes (creating 1,000 tablets takes
+   * over a minute), and writing them would be a storm of wakes that mostly waits on each
+   * tserver's one Ratis group-management thread.
+   */
   private List<String> build(NyalaClient client, int tables, int rf) {
     AtomicLong created = new AtomicLong();
-    List<String> names;
-    try (Progress p = new Progress(System.err, "creating tablets", (long) tables * buckets,
-        created::get, 5)) {
-      names = DenseTables.create(client, "dense", tables, buckets, rf, PARALLELISM, created);
-    }
     AtomicLong written = new AtomicLong();
-    try (Progress p = new Progress(System.err, "writing rows to every tablet",
-        (long) tables * buckets * rowsPerTablet, written::get, 5)) {
-      names.forEach(name -> expectedRows.put(name, new AtomicLong()));
-      DenseTables.forEach(names, PARALLELISM, name -> {
-        long n = DenseTables.writeEveryTablet(client, client.openTable(name), rowsPerTablet);
-        expectedRows.get(name).addAndGet(n);
-        written.addAndGet(n);
-      });
+    List<String> names = new ArrayList<>();
+    ExecutorService writers = Executors.newFixedThreadPool(PARALLELISM);
+    try (Progress c = new Progress(System.err, "creating tablets", (long) tables * buckets,
+            created::get, 5);
+        Progress w = new Progress(System.err, "writing rows to every tablet",
+            (long) tables * buckets * rowsPerTablet, written::get, 5)) {
+      List<CompletableFuture<Void>> writes = new ArrayList<>();
+      for (int i = 0; i < tables; i++) {
+        String name = DenseTables.name("dense", i);
+        client.createTable(name, DenseTables.schema(), new CreateTableOptions()
+            .addHashPartitions(List.of("key"), buckets).setNumReplicas(rf));
+        created.addAndGet(buckets);
+        names.add(name);
+        AtomicLong rows = new AtomicLong();
+        expectedRows.put(name, rows); // by this thread only; the writers count in rows
+        writes.add(CompletableFuture.runAsync(() -> {
+          long n = DenseTables.writeEveryTablet(client, client.openTable(name), rowsPerTablet);
+          rows.addAndGet(n);
+          written.addAndGet(n);
+        }, writers));
+      }
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw NyalaException.from(e.getCause());
+    } finally {
+      writers.shutdownNow();
     }
     return names;
   }
