@@ -44,7 +44,7 @@ public class TserverOptions extends ServerOptions {
   public static final long DEFAULT_MAX_WRITE_REQUEST_BYTES = 240 << 10;
   /** Room a Raft entry needs around the Write request it carries (ids, term, framing). */
   public static final int RAFT_ENTRY_OVERHEAD_BYTES = 16 << 10;
-  /** The largest Raft entry a tserver is configured for (Ratis' own default buffer). */
+  /** The largest Raft entry a tserver may be configured for: 1 MiB, what RaftSettings sets. */
   public static final long MAX_RAFT_ENTRY_BYTES = 1 << 20;
 
   @Option(names = "--block_manager", defaultValue = "log",
