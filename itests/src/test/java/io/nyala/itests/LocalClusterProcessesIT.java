@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,12 +34,15 @@ class LocalClusterProcessesIT {
   /** The local-cluster process, its MASTERS= value and its servers' pids. */
   private record LocalCluster(Process process, String masters, List<Long> serverPids) {}
 
-  private LocalCluster start(Path dataDir) throws Exception {
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+  private static List<String> command(Path dataDir) {
+    return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-cp", System.getProperty("java.class.path"),
         "io.nyala.minicluster.cli.NyalaCli", "local-cluster", "--processes",
         "--data-dir", dataDir.toString());
-    Process p = new ProcessBuilder(cmd)
+  }
+
+  private LocalCluster start(Path dataDir) throws Exception {
+    Process p = new ProcessBuilder(command(dataDir))
         .redirectError(dir.resolve("local-cluster-" + System.nanoTime() + ".log").toFile())
         .start();
     BufferedReader out = new BufferedReader(
@@ -107,6 +111,21 @@ class LocalClusterProcessesIT {
           "--rows", "5000", "--replicas", "3", "--threads", "2");
       assertThat(gen[0]).as(gen[1]).isEqualTo("0");
       assertThat(gen[1]).contains("5000 rows");
+
+      // A second local-cluster on the same data dir fails, naming the reason, rather than
+      // taking the running servers' answers for its own.
+      Path secondLog = dir.resolve("second-local-cluster.log");
+      Process second = new ProcessBuilder(command(dir.resolve("data")))
+          .redirectErrorStream(true).redirectOutput(secondLog.toFile()).start();
+      try {
+        assertThat(second.waitFor(60, TimeUnit.SECONDS)).as("second local-cluster exits")
+            .isTrue();
+      } finally {
+        second.destroyForcibly();
+      }
+      String said = Files.readString(secondLog);
+      assertThat(second.exitValue()).as(said).isNotZero();
+      assertThat(said).contains("already answers on").doesNotContain("local cluster up");
     } finally {
       c.process().destroy(); // SIGTERM, as Ctrl-C's SIGINT: the shutdown hook stops the servers
     }

@@ -22,6 +22,39 @@ final class ServerReadiness {
 
   private ServerReadiness() {}
 
+  /**
+   * Refuses to start {@code name} where a server already answers: a readiness check would
+   * take that server's answer for the new one's (which then fails on the data dir's lock
+   * and exits), and report a cluster up whose processes are gone. A second
+   * {@code local-cluster} on a data dir still in use did exactly that.
+   */
+  static void requireUnused(String name, ServerRole role, HostPort rpc, Path dataDir) {
+    ManagedChannel ch = NettyChannelBuilder.forAddress(rpc.host(), rpc.port()).usePlaintext()
+        .build();
+    try {
+      probe(ch, role, 500);
+    } catch (RuntimeException free) {
+      return; // nothing answers there
+    } finally {
+      ch.shutdownNow();
+    }
+    throw NyalaException.illegalState("cannot start %s: a %s already answers on %s; another "
+        + "cluster (or a server left running) uses that address, and probably the data dir %s: "
+        + "stop it first", name, role == ServerRole.MASTER ? "master" : "tablet server", rpc,
+        dataDir);
+  }
+
+  private static void probe(ManagedChannel ch, ServerRole role, long timeoutMs) {
+    if (role == ServerRole.MASTER) {
+      MasterServiceGrpc.newBlockingStub(ch).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+          .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance());
+    } else {
+      TabletServerServiceGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+          .listTablets(ListTabletsRequestPB.getDefaultInstance());
+    }
+  }
+
   static void awaitRpc(String name, ServerRole role, HostPort rpc, ExternalProcess p, Path log) {
     ManagedChannel ch = NettyChannelBuilder.forAddress(rpc.host(), rpc.port()).usePlaintext()
         .build();
@@ -33,13 +66,7 @@ final class ServerReadiness {
               reason(log), log);
         }
         try {
-          if (role == ServerRole.MASTER) {
-            MasterServiceGrpc.newBlockingStub(ch).withDeadlineAfter(1, TimeUnit.SECONDS)
-                .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance());
-          } else {
-            TabletServerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(1, TimeUnit.SECONDS)
-                .listTablets(ListTabletsRequestPB.getDefaultInstance());
-          }
+          probe(ch, role, 1000);
           return;
         } catch (RuntimeException notYet) {
           sleep();
