@@ -93,9 +93,19 @@ class CliIT {
     LocalCluster c = startLocalCluster(data);
     try {
       String[] gen = cli("perf", "loadgen", "--masters", c.masters(), "--table", "t",
-          "--rows", "20000", "--replicas", "3", "--threads", "2");
+          "--rows", "20000", "--threads", "2");
       assertThat(gen[0]).as(gen[1]).isEqualTo("0");
+      assertThat(gen[1]).as("the replication factor by default")
+          .contains("creating 't' with 3 replicas (3 live tablet servers)");
       assertThat(lastLine(gen[1])).contains("20000 rows").contains("rows/s");
+      // A rerun on the same keys fails and says how to write new ones.
+      String[] rerun = cli("perf", "loadgen", "--masters", c.masters(), "--table", "t",
+          "--rows", "100");
+      assertThat(rerun[0]).as(rerun[1]).isEqualTo("1");
+      assertThat(lastLine(rerun[1])).isEqualTo("loadgen: 100 of the keys [0, 100) were already "
+          + "in 't' (an earlier run?); write new ones with --start-key 100");
+      String[] help = cli("perf", "loadgen", "--help");
+      assertThat(help[1]).contains("Default: 100000").contains("Default: 0");
       String[] count = cli("table", "count", "--masters", c.masters(), "t");
       assertThat(count[0]).isEqualTo("0");
       assertThat(lastLine(count[1])).isEqualTo("20000");

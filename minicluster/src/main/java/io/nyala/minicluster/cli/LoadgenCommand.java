@@ -6,12 +6,21 @@ import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.RowError;
+import io.nyala.client.master.MasterProxy;
+import io.nyala.client.rpc.Backoff;
+import io.nyala.client.rpc.Deadline;
+import io.nyala.client.rpc.Transport;
+import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.nyala.common.proto.master.ListTabletServersRequestPB;
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
+import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.master.MasterServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -26,7 +35,7 @@ import picocli.CommandLine.Option;
  * {@code nyala perf loadgen}: writes generated rows (an int64 key and a few typed columns) with
  * several threads, shows progress, and ends with a line of rows, seconds and rows/s.
  */
-@Command(name = "loadgen", mixinStandardHelpOptions = true,
+@Command(name = "loadgen", mixinStandardHelpOptions = true, showDefaultValues = true,
     description = "Writes N generated rows into a table (created if missing; kept afterwards).")
 final class LoadgenCommand implements Callable<Integer> {
   @Option(names = "--masters", required = true, description = "Master RPC addresses.")
@@ -41,7 +50,9 @@ final class LoadgenCommand implements Callable<Integer> {
   @Option(names = "--buckets", defaultValue = "3", description = "Hash buckets if created.")
   int buckets;
 
-  @Option(names = "--replicas", defaultValue = "1", description = "Replication factor if created.")
+  @Option(names = "--replicas", defaultValue = "0",
+      description = "Replication factor if created; 0: as many as there are live tablet servers, "
+          + "at most 3.")
   int replicas;
 
   @Option(names = "--threads", defaultValue = "2", description = "Writer threads.")
@@ -52,6 +63,9 @@ final class LoadgenCommand implements Callable<Integer> {
 
   @Option(names = "--batch", defaultValue = "1000", description = "Rows per flush.")
   int batch;
+
+  /** Rows refused because their key was already in the table (a rerun on the same keys). */
+  private final AtomicLong alreadyPresent = new AtomicLong();
 
   static Schema schema() {
     return Schema.forTable(List.of(
@@ -64,9 +78,9 @@ final class LoadgenCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (rows < 0 || threads < 1 || batch < 1) {
-      throw NyalaException.invalidArgument(
-          "--rows must be >= 0 and --threads, --batch >= 1 (got %d, %d, %d)", rows, threads, batch);
+    if (rows < 0 || threads < 1 || batch < 1 || replicas < 0) {
+      throw NyalaException.invalidArgument("--rows and --replicas must be >= 0 and --threads, "
+          + "--batch >= 1 (got %d, %d, %d, %d)", rows, replicas, threads, batch);
     }
     try (NyalaClient client = NyalaClient.builder(masters).build()) {
       NyalaTable t = openOrCreate(client);
@@ -97,6 +111,11 @@ final class LoadgenCommand implements Callable<Integer> {
       }
       System.out.printf("loadgen: %d rows written to '%s' in %.2f s (%.0f rows/s), %d failed%n",
           written.get(), table, secs, written.get() / Math.max(secs, 1e-9), failed.get());
+      if (alreadyPresent.get() > 0) {
+        System.out.printf("loadgen: %d of the keys [%d, %d) were already in '%s' (an earlier "
+            + "run?); write new ones with --start-key %d%n", alreadyPresent.get(), startKey,
+            startKey + rows, table, startKey + rows);
+      }
       return failed.get() == 0 ? 0 : 1;
     }
   }
@@ -105,7 +124,8 @@ final class LoadgenCommand implements Callable<Integer> {
     if (client.tableExists(table)) {
       return client.openTable(table);
     }
-    CreateTableOptions o = new CreateTableOptions().setNumReplicas(replicas);
+    int rf = replicas > 0 ? replicas : defaultReplicas();
+    CreateTableOptions o = new CreateTableOptions().setNumReplicas(rf);
     if (buckets > 1) {
       o.addHashPartitions(List.of("key"), buckets);
     }
@@ -117,6 +137,26 @@ final class LoadgenCommand implements Callable<Integer> {
       }
       throw e;
     }
+  }
+
+  /** As many replicas as there are live tablet servers, at most 3 (and at least 1). */
+  private int defaultReplicas() {
+    ListTabletServersResponsePB resp;
+    try (Transport transport = new Transport()) {
+      MasterProxy proxy = new MasterProxy(HostPort.parseList(masters, MasterServer.DEFAULT_RPC_PORT), transport,
+          Backoff.DEFAULT, 3000);
+      resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
+          MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,
+          Deadline.after(10_000)).join();
+    } catch (RuntimeException e) {
+      throw NyalaException.from(e);
+    }
+    long live = resp.getServersList().stream().filter(ListTabletServersResponsePB.Entry::getLive)
+        .count();
+    int rf = (int) Math.max(1, Math.min(3, live));
+    System.out.printf("loadgen: creating '%s' with %d replicas (%d live tablet servers)%n",
+        table, rf, live);
+    return rf;
   }
 
   private void writeRange(NyalaClient client, NyalaTable t, long from, long to,
@@ -147,7 +187,7 @@ final class LoadgenCommand implements Callable<Integer> {
     session.close();
   }
 
-  private static void flush(NyalaSession session, long pending, AtomicLong written,
+  private void flush(NyalaSession session, long pending, AtomicLong written,
       AtomicLong failed, List<String> firstErrors) {
     if (pending == 0) {
       return;
@@ -158,6 +198,9 @@ final class LoadgenCommand implements Callable<Integer> {
       if (r.hasRowError()) {
         bad++;
         RowError e = r.getRowError();
+        if (e.getErrorStatus().isAlreadyPresent()) {
+          alreadyPresent.incrementAndGet();
+        }
         if (firstErrors.size() < 5) {
           firstErrors.add(e.toString());
         }
