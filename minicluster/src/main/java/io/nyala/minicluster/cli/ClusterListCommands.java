@@ -42,14 +42,25 @@ final class ClusterListCommands {
         description = "How long to wait for each master (default 3000).")
     long timeoutMs;
 
+    private static final String UNREACHABLE = "UNREACHABLE";
+
     @Override
     public Integer call() {
       List<HostPort> addrs = HostPort.parseList(masters, DEFAULT_MASTER_PORT);
       System.out.printf(ROW, "UUID", "ROLE", "RPC", "RAFT", "HTTP");
+      int answered = 0;
       try (Channels channels = new Channels()) {
         for (HostPort m : addrs) {
-          System.out.printf(ROW, row(channels, m));
+          Object[] row = row(channels, m);
+          if (row != null && !UNREACHABLE.equals(row[1])) {
+            answered++;
+          }
+          System.out.printf(ROW, row);
         }
+      }
+      if (answered == 0) {
+        System.err.printf("error: no master answered at %s%n", masters);
+        return 1;
       }
       return 0;
     }
@@ -67,7 +78,7 @@ final class ClusterListCommands {
             address(reg.hasRaftAddress(), reg.getRaftAddress()),
             address(reg.hasHttpAddress(), reg.getHttpAddress())};
       } catch (RuntimeException e) {
-        return new Object[] {"-", "UNREACHABLE", m, "-",
+        return new Object[] {"-", UNREACHABLE, m, "-",
             "(" + NyalaException.from(e).getMessage() + ")"};
       }
     }

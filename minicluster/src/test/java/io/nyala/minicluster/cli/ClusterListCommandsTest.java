@@ -52,8 +52,16 @@ class ClusterListCommandsTest {
       }
 
       c.stopMaster((leader + 1) % 3);
-      List<String> rows = rows(CliRun.nyala("master", "list", "--masters", masters));
-      assertThat(rows.stream().filter(r -> r.contains(" UNREACHABLE "))).hasSize(1);
+      CliRun oneDown = CliRun.nyala("master", "list", "--masters", masters);
+      assertThat(oneDown.status()).as("exit status with two of three masters answering")
+          .isZero();
+      assertThat(rows(oneDown).stream().filter(r -> r.contains(" UNREACHABLE "))).hasSize(1);
+
+      // None answering is a failure, said on stderr, not a table of UNREACHABLE rows and 0.
+      String down = c.master((leader + 1) % 3).rpcAddress().toString();
+      CliRun none = CliRun.nyala("master", "list", "--masters", down, "--timeout-ms", "500");
+      assertThat(none.status()).isEqualTo(1);
+      assertThat(none.err()).contains("error: no master answered at " + down);
     }
   }
 
