@@ -14,17 +14,25 @@ import io.nyala.common.rpc.Channels;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.replica.PeerChannel;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-/** The hibernation protocol over the peers' admin services (real gRPC). */
+/**
+ * The hibernation protocol over the peers' admin services (real gRPC). Answers are handled on
+ * {@code callbacks}, a small fixed pool: on gRPC's default executor a storm of wakes and
+ * hibernations (each answer or timeout one task) grew a cached pool by hundreds of threads,
+ * which lingered a minute (docs/dense-nodes.md, "thread budget").
+ */
 final class GrpcPeerChannel implements PeerChannel {
   private final Channels channels;
   private final ClusterIdGuard clusterGuard;
+  private final Executor callbacks;
 
-  GrpcPeerChannel(Channels channels, ClusterIdGuard clusterGuard) {
+  GrpcPeerChannel(Channels channels, ClusterIdGuard clusterGuard, Executor callbacks) {
     this.channels = channels;
     this.clusterGuard = clusterGuard;
+    this.callbacks = callbacks;
   }
 
   @Override
@@ -54,7 +62,7 @@ final class GrpcPeerChannel implements PeerChannel {
       throw NyalaException.unavailable("tablet server %s has no known RPC address", to.uuid());
     }
     return TabletServerAdminServiceGrpc.newStub(channels.get(to.rpcAddress()))
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+        .withExecutor(callbacks).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   private static <R> CompletableFuture<Void> checked(CompletableFuture<R> f,

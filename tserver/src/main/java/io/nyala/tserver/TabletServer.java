@@ -86,6 +86,8 @@ public class TabletServer extends ServerBase {
   private volatile ScheduledExecutorService maintenancePool;
   /** Threads of the maintenance pool (docs/dense-nodes.md). */
   static final int MAINTENANCE_THREADS = 2;
+  /** Threads handling the answers to this server's HibernateReplica and WakeReplica calls. */
+  static final int PEER_CALLBACK_THREADS = 2;
   /** Threads serving peers' HibernateReplica and WakeReplica calls (docs/dense-nodes.md). */
   static final int LIFECYCLE_RPC_THREADS = 4;
 
@@ -192,8 +194,16 @@ public class TabletServer extends ServerBase {
     onClose(rounds::shutdownNow);
     long retryWindowMs = RaftServerConfigKeys.RetryCache.expiryTime(raftServer.getProperties())
         .toLong(TimeUnit.MILLISECONDS);
+    // Not shut down with the server: answers of calls still in flight when the channels close
+    // arrive after that, and a shut-down pool would refuse them (gRPC logs each refusal). Its
+    // threads end once idle.
+    ThreadPoolExecutor peerCallbacks = new ThreadPoolExecutor(PEER_CALLBACK_THREADS,
+        PEER_CALLBACK_THREADS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        LogContext.threadFactory(name, "peer-calls"));
+    peerCallbacks.allowCoreThreadTimeOut(true);
     hibernator = new ReplicaHibernator(tabletManager, uuid(),
-        new GrpcPeerChannel(channels, clusterGuard), topts.tabletHibernateAfterMs, retryWindowMs,
+        new GrpcPeerChannel(channels, clusterGuard, peerCallbacks), topts.tabletHibernateAfterMs,
+        retryWindowMs,
         id -> scanners.hasScanners(id) || copySessions.hasSessions(id), rounds);
     if (topts.tabletHibernateAfterMs <= 0) {
       LOG.info("--tablet_hibernate_after_ms=0: replicas never hibernate (cold ones still wake)");

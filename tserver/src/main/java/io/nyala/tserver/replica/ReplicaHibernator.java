@@ -44,7 +44,7 @@ public final class ReplicaHibernator {
   static final long PEER_TIMEOUT_MS = 5_000;
   /** At most this many rounds run at once: each holds a thread while its followers answer. */
   private static final int MAX_ROUNDS = 4;
-  /** How long a drainer keeps a pool thread before it lets other maintenance run. */
+  /** How long a drainer runs rounds before it queues itself again behind the other drainers. */
   private static final long DRAIN_SLICE_NANOS = 500_000_000L;
 
   private final TabletManager tablets;
@@ -121,8 +121,8 @@ public final class ReplicaHibernator {
   }
 
   /**
-   * Runs queued rounds for up to {@link #DRAIN_SLICE_NANOS}, then hands its thread back (the
-   * pool also flushes and compacts) and queues itself again if work is left.
+   * Runs queued rounds for up to {@link #DRAIN_SLICE_NANOS}, then hands its thread back to the
+   * rounds pool and queues itself again if work is left.
    */
   private void drain() {
     long until = System.nanoTime() + DRAIN_SLICE_NANOS;
