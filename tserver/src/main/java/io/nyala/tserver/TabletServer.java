@@ -337,6 +337,9 @@ public class TabletServer extends ServerBase {
         () -> storeMaintenance.flushes());
     metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
         () -> storeMaintenance.flushMillis());
+    metrics.gauge("tablet_maintenance_failures_total",
+        "Flushes and compactions of open tablets that failed (each is logged)",
+        () -> storeMaintenance.failures());
     metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
         "Blocks no superblock listed, deleted when this process started (left by a crash)",
         () -> tabletManager.orphanBlocksDeletedAtStart());

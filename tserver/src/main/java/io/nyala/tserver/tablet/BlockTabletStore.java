@@ -378,6 +378,11 @@ public final class BlockTabletStore implements TabletStore {
     maintenance.compactAll();
   }
 
+  /** Whether this store was closed (its replica hibernated, was deleted or replaced). */
+  public boolean isClosed() {
+    return maintenance.isClosed();
+  }
+
   /** Runs the compaction {@code policy} picks now (the maintenance thread); null if none. */
   public CompactionResult compactIfNeeded(CompactionPolicy policy) {
     return maintenance.compact(policy, false);

@@ -49,6 +49,7 @@ public final class MaintenanceScheduler implements AutoCloseable {
   /** Guarded by passLock. */
   private boolean closed;
   private final AtomicLong flushes = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
   private final CompactionStats compactions = new CompactionStats();
   private final AtomicLong flushNanos = new AtomicLong();
 
@@ -119,7 +120,7 @@ public final class MaintenanceScheduler implements AutoCloseable {
     try {
       compactions.add(s.compactIfNeeded(policy.compaction()));
     } catch (RuntimeException e) {
-      LOG.warn("tablet {}: compaction failed: {}", s.tabletId, e.getMessage());
+      failed(s, "compaction", e);
     }
   }
 
@@ -131,13 +132,31 @@ public final class MaintenanceScheduler implements AutoCloseable {
         flushNanos.addAndGet(System.nanoTime() - t0);
       }
     } catch (RuntimeException e) {
-      LOG.warn("tablet {}: flush failed: {}", s.tabletId, e.getMessage());
+      failed(s, "flush", e);
     }
+  }
+
+  /**
+   * A store closed since this pass listed it (its replica hibernated, was deleted or is being
+   * replaced by a copy) has nothing left to maintain: that is no failure, and no warning.
+   */
+  private void failed(BlockTabletStore s, String what, RuntimeException e) {
+    if (s.isClosed()) {
+      LOG.debug("tablet {}: {} skipped, the store closed: {}", s.tabletId, what, e.getMessage());
+      return;
+    }
+    failures.incrementAndGet();
+    LOG.warn("tablet {}: {} failed: {}", s.tabletId, what, e.getMessage());
   }
 
   /** Flushes done by this scheduler. */
   public long flushes() {
     return flushes.get();
+  }
+
+  /** Flushes and compactions that failed on a store still open (each logged as a warning). */
+  public long failures() {
+    return failures.get();
   }
 
   /** Compactions done by this scheduler. */

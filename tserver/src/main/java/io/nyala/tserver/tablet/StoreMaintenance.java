@@ -223,6 +223,10 @@ final class StoreMaintenance {
     }
   }
 
+  boolean isClosed() {
+    return closed;
+  }
+
   void checkOpen() {
     if (closed) {
       throw NyalaException.illegalState("tablet %s: store is closed", store.tabletId);

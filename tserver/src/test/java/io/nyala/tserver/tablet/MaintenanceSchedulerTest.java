@@ -124,6 +124,31 @@ class MaintenanceSchedulerTest {
   }
 
   /**
+   * A store listed by a pass and closed before the pass reaches it (its replica hibernated or
+   * was deleted meanwhile) is skipped: no flush, no compaction, no failure counted or warned.
+   */
+  @Test
+  void aStoreClosedAfterThePassListedItIsNoFailure() {
+    try (StoreFixture fx = StoreFixture.plain(dir, RowSetLifecycleTest.SCHEMA)) {
+      write(fx, 50);
+      fx.store.flush();
+      write(fx, 50);
+      try (MaintenanceScheduler s = new MaintenanceScheduler(
+          new MaintenanceScheduler.Policy(0, 0, 0), () -> {
+            List<BlockTabletStore> listed = List.of(fx.store);
+            fx.store.close();
+            return listed;
+          }, Thread::new, 3_600_000)) {
+        s.runOnce();
+        assertThat(fx.store.isClosed()).isTrue();
+        assertThat(s.flushes()).isZero();
+        assertThat(s.compactions()).isZero();
+        assertThat(s.failures()).isZero();
+      }
+    }
+  }
+
+  /**
    * On the tablet server's shared pool, close() must not shut the pool down, and must not
    * return while a pass is still flushing stores that the server is about to close.
    */
