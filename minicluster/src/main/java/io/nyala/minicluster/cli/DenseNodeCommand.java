@@ -1,6 +1,5 @@
 package io.nyala.minicluster.cli;
 
-import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
 import io.nyala.common.NyalaException;
@@ -184,8 +183,7 @@ final class DenseNodeCommand implements Callable<Integer> {
       List<CompletableFuture<Void>> writes = new ArrayList<>();
       for (int i = 0; i < tables; i++) {
         String name = DenseTables.name("dense", i);
-        client.createTable(name, DenseTables.schema(), new CreateTableOptions()
-            .addHashPartitions(List.of("key"), buckets).setNumReplicas(rf));
+        DenseTables.createTable(client, name, buckets, rf);
         created.addAndGet(buckets);
         names.add(name);
         AtomicLong rows = new AtomicLong();

@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -40,25 +39,10 @@ public final class DenseTables {
     return String.format("%s_%04d", prefix, i);
   }
 
-  /**
-   * Creates tables {@code prefix_0000 ..} of {@code buckets} hash buckets and {@code rf}
-   * replicas each, {@code threads} at a time, adding each table's tablet count to
-   * {@code tabletsDone} (for a progress line).
-   *
-   * @return their names, in order
-   */
-  public static List<String> create(NyalaClient client, String prefix, int tables, int buckets,
-      int rf, int threads, AtomicLong tabletsDone) {
-    List<String> names = new ArrayList<>();
-    for (int i = 0; i < tables; i++) {
-      names.add(name(prefix, i));
-    }
-    forEach(names, threads, name -> {
-      client.createTable(name, schema(), new CreateTableOptions()
-          .addHashPartitions(List.of("key"), buckets).setNumReplicas(rf));
-      tabletsDone.addAndGet(buckets);
-    });
-    return names;
+  /** Creates one table of {@code buckets} hash buckets and {@code rf} replicas. */
+  public static void createTable(NyalaClient client, String name, int buckets, int rf) {
+    client.createTable(name, schema(), new CreateTableOptions()
+        .addHashPartitions(List.of("key"), buckets).setNumReplicas(rf));
   }
 
   /**
