@@ -27,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -58,9 +59,7 @@ final class ClusterKsck implements Callable<Integer> {
   private static final String HIBERNATED = "HIBERNATED";
   private static final String ROW = "%-20s  %-32s  %-32s  %-13s  %-9s  %s%n";
 
-  @Option(names = "--masters", required = true,
-      description = "Comma-separated master RPC addresses (any of them; the leader is found).")
-  String masters;
+  @Mixin MastersOption masters;
 
   @Option(names = "--timeout-ms", defaultValue = "10000",
       description = "How long to wait for the master and each tablet server (default 10000).")
@@ -69,7 +68,7 @@ final class ClusterKsck implements Callable<Integer> {
   @Override
   public Integer call() {
     try (Transport transport = new Transport(); Channels channels = new Channels()) {
-      MasterProxy master = new MasterProxy(HostPort.parseList(masters, DEFAULT_MASTER_PORT),
+      MasterProxy master = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),
           transport, Backoff.DEFAULT, Math.min(timeoutMs, 3000));
       ListTabletServersResponsePB servers = call(master, "ListTabletServers",
           ListTabletServersRequestPB.getDefaultInstance(), MasterServiceStub::listTabletServers,

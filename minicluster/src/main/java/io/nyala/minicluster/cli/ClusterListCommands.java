@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code nyala master list} and {@code nyala tserver list}: what the cluster's servers say. */
@@ -34,9 +35,7 @@ final class ClusterListCommands {
       description = {"Lists the masters: uuid, role (LEADER, FOLLOWER or UNREACHABLE) and RPC, "
           + "Raft and HTTP addresses, asking each master of --masters."})
   static final class MasterList implements Callable<Integer> {
-    @Option(names = "--masters", required = true,
-        description = "Comma-separated master RPC addresses.")
-    String masters;
+    @Mixin MastersOption masters;
 
     @Option(names = "--timeout-ms", defaultValue = "3000",
         description = "How long to wait for each master (default 3000).")
@@ -46,7 +45,7 @@ final class ClusterListCommands {
 
     @Override
     public Integer call() {
-      List<HostPort> addrs = HostPort.parseList(masters, DEFAULT_MASTER_PORT);
+      List<HostPort> addrs = HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT);
       System.out.printf(ROW, "UUID", "ROLE", "RPC", "RAFT", "HTTP");
       int answered = 0;
       try (Channels channels = new Channels()) {
@@ -59,7 +58,7 @@ final class ClusterListCommands {
         }
       }
       if (answered == 0) {
-        System.err.printf("error: no master answered at %s%n", masters);
+        System.err.printf("error: no master answered at %s%n", masters.get());
         return 1;
       }
       return 0;
@@ -93,9 +92,7 @@ final class ClusterListCommands {
     private static final String TS_ROW =
         "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s%n";
 
-    @Option(names = "--masters", required = true,
-        description = "Comma-separated master RPC addresses (any of them; the leader is found).")
-    String masters;
+    @Mixin MastersOption masters;
 
     @Option(names = "--timeout-ms", defaultValue = "10000",
         description = "How long to look for the leader and wait for its answer (default 10000).")
@@ -105,7 +102,7 @@ final class ClusterListCommands {
     public Integer call() {
       ListTabletServersResponsePB resp;
       try (Transport transport = new Transport()) {
-        MasterProxy proxy = new MasterProxy(HostPort.parseList(masters, DEFAULT_MASTER_PORT),
+        MasterProxy proxy = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),
             transport, Backoff.DEFAULT, Math.min(timeoutMs, 3000));
         resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
             MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,

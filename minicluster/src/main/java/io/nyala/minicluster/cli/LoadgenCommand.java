@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -38,8 +39,7 @@ import picocli.CommandLine.Option;
 @Command(name = "loadgen", mixinStandardHelpOptions = true, showDefaultValues = true,
     description = "Writes N generated rows into a table (created if missing; kept afterwards).")
 final class LoadgenCommand implements Callable<Integer> {
-  @Option(names = "--masters", required = true, description = "Master RPC addresses.")
-  String masters;
+  @Mixin MastersOption masters;
 
   @Option(names = "--table", required = true, description = "Table to write.")
   String table;
@@ -82,7 +82,7 @@ final class LoadgenCommand implements Callable<Integer> {
       throw NyalaException.invalidArgument("--rows and --replicas must be >= 0 and --threads, "
           + "--batch >= 1 (got %d, %d, %d, %d)", rows, replicas, threads, batch);
     }
-    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+    try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
       NyalaTable t = openOrCreate(client);
       AtomicLong written = new AtomicLong();
       AtomicLong failed = new AtomicLong();
@@ -143,7 +143,7 @@ final class LoadgenCommand implements Callable<Integer> {
   private int defaultReplicas() {
     ListTabletServersResponsePB resp;
     try (Transport transport = new Transport()) {
-      MasterProxy proxy = new MasterProxy(HostPort.parseList(masters, MasterServer.DEFAULT_RPC_PORT), transport,
+      MasterProxy proxy = new MasterProxy(HostPort.parseList(masters.get(), MasterServer.DEFAULT_RPC_PORT), transport,
           Backoff.DEFAULT, 3000);
       resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
           MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -20,8 +21,7 @@ import picocli.CommandLine.Parameters;
     description = {"Alters a table in one schema change and waits until every tablet has it.",
         "Steps run in this order: add, rename, drop; then the table is renamed."})
 final class TableAlterCmd implements Callable<Integer> {
-  @Option(names = "--masters", required = true, description = "Master RPC addresses.")
-  String masters;
+  @Mixin MastersOption masters;
 
   @Parameters(index = "0", description = "Table name.")
   String table;
@@ -54,7 +54,7 @@ final class TableAlterCmd implements Callable<Integer> {
     if (renameTo != null) {
       o.renameTable(renameTo);
     }
-    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+    try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
       NyalaTable t = client.alterTable(table, o);
       System.out.printf("altered table '%s' (now '%s'): %s%n", table, t.getName(),
           t.getSchema());

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -31,12 +32,11 @@ final class TableCommand implements Runnable {
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the tables.")
   static final class ListCmd implements Callable<Integer> {
-    @Option(names = "--masters", required = true, description = "Master RPC addresses.")
-    String masters;
+    @Mixin MastersOption masters;
 
     @Override
     public Integer call() {
-      try (NyalaClient client = NyalaClient.builder(masters).build()) {
+      try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
         List<String> names = new ArrayList<>(client.listTables());
         names.sort(null);
         names.forEach(System.out::println);
@@ -48,15 +48,14 @@ final class TableCommand implements Runnable {
   @Command(name = "count", mixinStandardHelpOptions = true,
       description = "Counts a table's rows; the last line is the count alone.")
   static final class CountCmd implements Callable<Integer> {
-    @Option(names = "--masters", required = true, description = "Master RPC addresses.")
-    String masters;
+    @Mixin MastersOption masters;
 
     @Parameters(index = "0", description = "Table name.")
     String table;
 
     @Override
     public Integer call() {
-      try (NyalaClient client = NyalaClient.builder(masters).build()) {
+      try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
         NyalaTable t = client.openTable(table);
         Schema s = t.getSchema();
         List<String> keyOnly = new ArrayList<>();
@@ -85,8 +84,7 @@ final class TableCommand implements Runnable {
   @Command(name = "scan", mixinStandardHelpOptions = true,
       description = "Prints a table's rows, tab-separated, with a header line.")
   static final class ScanCmd implements Callable<Integer> {
-    @Option(names = "--masters", required = true, description = "Master RPC addresses.")
-    String masters;
+    @Mixin MastersOption masters;
 
     @Parameters(index = "0", description = "Table name.")
     String table;
@@ -99,7 +97,7 @@ final class TableCommand implements Runnable {
 
     @Override
     public Integer call() {
-      try (NyalaClient client = NyalaClient.builder(masters).build()) {
+      try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
         NyalaTable t = client.openTable(table);
         Schema projection = t.getSchema().project(columns);
         List<String> names = new ArrayList<>();
