@@ -265,7 +265,8 @@ public class TabletServer extends ServerBase {
       dirs.add(d.resolve("blocks"));
     }
     BlockManager bm = switch (topts.blockManager) {
-      case "log" -> LogBlockManager.open(LbmOptions.defaults(fs.env(), dirs));
+      case "log" -> LogBlockManager.open(LbmOptions.defaults(fs.env(), dirs)
+          .withPreallocateBytes(topts.logContainerPreallocateBytes));
       case "file" -> FileBlockManager.open(fs.env(), dirs);
       default -> throw NyalaException.invalidArgument(
           "--block_manager must be 'log' or 'file', not '%s'", topts.blockManager);

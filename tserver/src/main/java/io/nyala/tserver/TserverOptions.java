@@ -52,6 +52,12 @@ public class TserverOptions extends ServerOptions {
           + "default) or 'file' (one file per block). Default: ${DEFAULT-VALUE}.")
   public String blockManager = "log";
 
+  @Option(names = "--log_container_preallocate_bytes", defaultValue = "33554432",
+      description = "With --block_manager=log: space reserved ahead of a block container's "
+          + "data each time it grows past its reserved end, so that appends do not fragment "
+          + "(0 = off). Miniclusters use 1 MiB. Default: ${DEFAULT-VALUE}.")
+  public long logContainerPreallocateBytes = 32L << 20;
+
   @Option(names = "--flush_threshold_mb", defaultValue = "64",
       description = "A tablet whose in-memory rows reach this size (MiB) is flushed to disk. "
           + "Default: ${DEFAULT-VALUE}.")
