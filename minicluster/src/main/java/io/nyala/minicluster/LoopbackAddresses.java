@@ -8,37 +8,95 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Gives each minicluster server its own loopback address {@code 127.a.b.c} (Linux routes all of
- * 127/8 to lo), so every server can use the role's default ports and nothing competes with the
- * ephemeral range. {@code a.b} is derived from the JVM's pid and a per-JVM cluster counter, then
- * persisted in the cluster's data root: Raft configurations hold addresses, so a restarted
- * cluster must get the same ones back.
+ * Where the servers of a minicluster listen, in one of two layouts, persisted in the cluster's
+ * data root (Raft configurations hold addresses, so a restarted cluster must get the same ones
+ * back):
+ * <ul>
+ *   <li><b>private</b> (tests): each server its own loopback address {@code 127.a.b.c} (Linux
+ *       routes all of 127/8 to lo) on the role's default ports, so nothing competes with the
+ *       ephemeral range or with another cluster. {@code a.b} is derived from the JVM's pid and
+ *       a per-JVM cluster counter.
+ *   <li><b>localhost</b> ({@code nyala local-cluster}): every server on 127.0.0.1, on the role's
+ *       default ports plus 100 per server (masters 7051, 7151, ...; tablet servers 7050, 7150,
+ *       ...; Raft and web ports alike), addresses a user can type and a README can print. Chosen
+ *       only when every one of those ports is free; otherwise the private layout is used.
+ * </ul>
  */
 final class LoopbackAddresses {
   private static final String FILE = "minicluster.properties";
+  private static final String LOCALHOST = "127.0.0.1";
+  /** Port step between servers of one role in the localhost layout. */
+  static final int PORT_STEP = 100;
   private static final AtomicInteger CLUSTERS = new AtomicInteger();
+
+  /**
+   * A layout: {@code prefix} {@code 127.a.b} for the private one, or null for localhost.
+   */
+  record Plan(String prefix) {
+    boolean localhost() {
+      return prefix == null;
+    }
+
+    /** The address server {@code index} (0-based) of {@code role} binds. */
+    String host(ServerRole role, int index) {
+      if (localhost()) {
+        return LOCALHOST;
+      }
+      return prefix + "." + (role == ServerRole.MASTER ? 1 + index : 11 + index);
+    }
+
+    /** The port for a listener whose default is {@code defaultPort}, of server {@code index}. */
+    int port(int defaultPort, int index) {
+      return localhost() ? defaultPort + PORT_STEP * index : defaultPort;
+    }
+  }
 
   private LoopbackAddresses() {}
 
-  /** The {@code 127.a.b} prefix for a cluster rooted at {@code root}. */
-  static String prefixFor(Path root, int probePort) {
-    Path f = root.resolve(FILE);
+  /**
+   * The layout of the cluster rooted at {@code root}: the one persisted there, else localhost
+   * when {@code preferLocalhost} and every port in {@code localhostPorts} is free on 127.0.0.1,
+   * else a new private prefix.
+   */
+  static Plan planFor(Path root, int probePort, boolean preferLocalhost,
+      List<Integer> localhostPorts) {
+    Properties p = read(root.resolve(FILE));
+    if ("localhost".equals(p.getProperty("layout"))) {
+      return new Plan(null);
+    }
+    if (p.getProperty("address_prefix") != null) {
+      return new Plan(p.getProperty("address_prefix"));
+    }
+    if (preferLocalhost && localhostPorts.stream().allMatch(port -> isFree(LOCALHOST, port))) {
+      Properties out = new Properties();
+      out.setProperty("layout", "localhost");
+      store(root.resolve(FILE), out, "Nyala minicluster: servers bind 127.0.0.1 on the default "
+          + "ports + 100 per server; kept so that a restart finds its Raft peers again");
+      return new Plan(null);
+    }
+    return new Plan(prefixFor(root, probePort));
+  }
+
+  private static Properties read(Path f) {
+    Properties p = new Properties();
     if (Files.exists(f)) {
-      Properties p = new Properties();
       try (InputStream in = Files.newInputStream(f)) {
         p.load(in);
       } catch (IOException e) {
         throw NyalaException.ioError("cannot read " + f + ": " + e.getMessage(), e);
       }
-      String prefix = p.getProperty("address_prefix");
-      if (prefix != null) {
-        return prefix;
-      }
     }
+    return p;
+  }
+
+  /** A new {@code 127.a.b} prefix for a cluster rooted at {@code root}, persisted there. */
+  private static String prefixFor(Path root, int probePort) {
+    Path f = root.resolve(FILE);
     long pid = ProcessHandle.current().pid();
     int seed = (int) ((pid * 7919 + CLUSTERS.getAndIncrement() * 104729L) % (254 * 256));
     for (int attempt = 0; attempt < 254 * 256; attempt++) {
@@ -65,11 +123,15 @@ final class LoopbackAddresses {
   private static void persist(Path f, String prefix) {
     Properties p = new Properties();
     p.setProperty("address_prefix", prefix);
+    store(f, p, "Nyala minicluster: servers bind " + prefix
+        + ".N; kept so that a restart finds its Raft peers at the same addresses");
+  }
+
+  private static void store(Path f, Properties p, String comment) {
     try {
       Files.createDirectories(f.getParent());
       try (OutputStream out = Files.newOutputStream(f)) {
-        p.store(out, "Nyala minicluster: servers bind " + prefix
-            + ".N; kept so that a restart finds its Raft peers at the same addresses");
+        p.store(out, comment);
       }
     } catch (IOException e) {
       throw NyalaException.ioError("cannot write " + f + ": " + e.getMessage(), e);

@@ -47,6 +47,7 @@ public final class MiniCluster implements AutoCloseable {
   private final List<ServerNode> masters = new ArrayList<>();
   private final List<ServerNode> tservers = new ArrayList<>();
   private final long readyTimeoutMs;
+  private final boolean localhost;
   private final List<NyalaClient> clients = new ArrayList<>();
   private boolean closed;
 
@@ -56,27 +57,68 @@ public final class MiniCluster implements AutoCloseable {
     this.deleteRootOnClose = !b.keepData;
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
-    String prefix = LoopbackAddresses.prefixFor(dataRoot, MasterServer.DEFAULT_RPC_PORT);
+    LoopbackAddresses.Plan plan = LoopbackAddresses.planFor(dataRoot,
+        MasterServer.DEFAULT_RPC_PORT, b.localhostPorts, localhostPorts(b));
+    this.localhost = plan.localhost();
     // Encryption flags go first so that flags given to the builder can still override them.
     List<String> masterFlags = new ArrayList<>(encryptionFlags(b.encryption));
     masterFlags.addAll(b.masterFlags);
-    List<String> tserverFlags = new ArrayList<>(encryptionFlags(b.encryption));
+    List<String> tserverFlags = new ArrayList<>(TSERVER_DEFAULTS);
+    tserverFlags.addAll(encryptionFlags(b.encryption));
     tserverFlags.addAll(b.tserverFlags);
     List<String> masterAddrs = new ArrayList<>();
     for (int i = 0; i < b.numMasters; i++) {
-      masterAddrs.add(prefix + "." + (1 + i) + ":" + MasterServer.DEFAULT_RPC_PORT);
+      masterAddrs.add(plan.host(ServerRole.MASTER, i) + ":"
+          + plan.port(MasterServer.DEFAULT_RPC_PORT, i));
     }
     for (int i = 0; i < b.numMasters; i++) {
-      masters.add(new ServerNode(ServerRole.MASTER, i, dataRoot, prefix + "." + (1 + i),
-          MasterServer.DEFAULT_RPC_PORT, MasterServer.DEFAULT_RAFT_PORT,
-          MasterServer.DEFAULT_WEB_PORT, masterAddrs, masterFlags, b.mode, b.jvmOptions));
+      masters.add(new ServerNode(ServerRole.MASTER, i, dataRoot, plan.host(ServerRole.MASTER, i),
+          plan.port(MasterServer.DEFAULT_RPC_PORT, i), plan.port(MasterServer.DEFAULT_RAFT_PORT, i),
+          plan.port(MasterServer.DEFAULT_WEB_PORT, i), masterAddrs, masterFlags, b.mode,
+          b.jvmOptions));
     }
     for (int i = 0; i < b.numTabletServers; i++) {
-      tservers.add(new ServerNode(ServerRole.TABLET_SERVER, i, dataRoot, prefix + "." + (11 + i),
-          TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
-          TabletServer.DEFAULT_WEB_PORT, masterAddrs, tserverFlags, b.mode, b.jvmOptions));
+      tservers.add(new ServerNode(ServerRole.TABLET_SERVER, i, dataRoot,
+          plan.host(ServerRole.TABLET_SERVER, i), plan.port(TabletServer.DEFAULT_RPC_PORT, i),
+          plan.port(TabletServer.DEFAULT_RAFT_PORT, i), plan.port(TabletServer.DEFAULT_WEB_PORT, i),
+          masterAddrs, tserverFlags, b.mode, b.jvmOptions));
       tservers.get(i).setOwnFlags(b.ownTserverFlags.getOrDefault(i, List.of()));
     }
+  }
+
+  /**
+   * Tablet server flags a minicluster starts with, before the builder's own (which override
+   * them): a block container grows by 1 MiB at a time instead of a server's 32 MiB, so a test
+   * or local cluster with a few small tables takes megabytes of disk, not gigabytes
+   * (docs/decisions.md, "Small preallocation in miniclusters").
+   */
+  static final List<String> TSERVER_DEFAULTS =
+      List.of("--log_container_preallocate_bytes=" + (1 << 20));
+
+  /** Every port of the localhost layout for this builder's server counts. */
+  private static List<Integer> localhostPorts(Builder b) {
+    List<Integer> ports = new ArrayList<>();
+    for (int i = 0; i < b.numMasters; i++) {
+      for (int p : new int[] {MasterServer.DEFAULT_RPC_PORT, MasterServer.DEFAULT_RAFT_PORT,
+          MasterServer.DEFAULT_WEB_PORT}) {
+        ports.add(p + LoopbackAddresses.PORT_STEP * i);
+      }
+    }
+    for (int i = 0; i < b.numTabletServers; i++) {
+      for (int p : new int[] {TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
+          TabletServer.DEFAULT_WEB_PORT}) {
+        ports.add(p + LoopbackAddresses.PORT_STEP * i);
+      }
+    }
+    return ports;
+  }
+
+  /**
+   * Whether the servers listen on 127.0.0.1 on the default ports plus 100 per server (see
+   * {@link Builder#localhostPorts}); false when each has its own 127.a.b.c address.
+   */
+  public boolean usesLocalhostPorts() {
+    return localhost;
   }
 
   private List<String> encryptionFlags(boolean on) {
@@ -432,6 +474,7 @@ public final class MiniCluster implements AutoCloseable {
     private long readyTimeoutMs = 60_000;
     private ProcessMode mode = ProcessMode.IN_PROCESS;
     private boolean encryption;
+    private boolean localhostPorts;
     private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1"));
     private final List<String> masterFlags = new ArrayList<>();
@@ -501,6 +544,20 @@ public final class MiniCluster implements AutoCloseable {
      */
     public Builder encryption(boolean on) {
       this.encryption = on;
+      return this;
+    }
+
+    /**
+     * Binds every server to 127.0.0.1 on its role's default ports plus 100 per server (masters
+     * RPC 7051, 7151, 7251, Raft 7061, ..., web 8051, ...; tablet servers 7050, 7150, ..., 7060,
+     * ..., 8050, ...) when all of them are free, as {@code nyala local-cluster} does, so the
+     * addresses are easy to type. Otherwise (and by default, which tests should keep) each
+     * server gets its own 127.a.b.c address on the default ports, which no other cluster
+     * competes for ({@link MiniCluster#usesLocalhostPorts()} tells which). A data root keeps
+     * the layout it was first started with.
+     */
+    public Builder localhostPorts(boolean on) {
+      this.localhostPorts = on;
       return this;
     }
 

@@ -13,11 +13,22 @@ import picocli.CommandLine.Option;
 /** {@code nyala local-cluster}: a whole cluster in this JVM until Ctrl-C; the data is kept. */
 @Command(name = "local-cluster", mixinStandardHelpOptions = true,
     description = {"Starts masters and tablet servers in one JVM and runs until SIGINT/SIGTERM.",
-        "Prints MASTERS=<addresses> for clients; a rerun on the same data dir keeps the data."})
+        "Servers listen on 127.0.0.1: masters on 7051, 7151, 7251, tablet servers on 7050, "
+            + "7150, 7250 (web ports 8051..., 8050...) when those are free, else each on an "
+            + "address of its own, which the summary shows.",
+        "Prints MASTERS=<addresses> and an export line for NYALA_MASTERS, which every other "
+            + "command reads; a rerun on the same data dir keeps the data."})
 final class LocalClusterCommand implements Callable<Integer> {
-  @Option(names = {"--masters", "--num-masters"}, defaultValue = "1",
+  @Option(names = "--num-masters", defaultValue = "1",
       description = "Number of masters (default 1; 3 to survive losing one).")
   int masters;
+
+  /** The old spelling of --num-masters; every other command's --masters is an address list. */
+  @Option(names = "--masters", hidden = true)
+  void deprecatedMasters(int n) {
+    System.err.println("warning: local-cluster --masters N is deprecated; use --num-masters N");
+    masters = n;
+  }
 
   @Option(names = "--tservers", defaultValue = "3",
       description = "Number of tablet servers (default 3).")
@@ -45,11 +56,14 @@ final class LocalClusterCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long t0 = System.nanoTime();
+    Path log = dataDir.toAbsolutePath().resolve("local-cluster.log");
+    ConsoleLog.toFile(log);
     MiniCluster.Builder b = MiniCluster.builder()
         .numMasters(masters)
         .numTabletServers(tservers)
         .dataRoot(dataDir.toAbsolutePath())
         .keepData(true)
+        .localhostPorts(true)
         .encryption(encrypt)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
     masterFlags.forEach(b::masterFlag);
@@ -59,6 +73,7 @@ final class LocalClusterCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println("shutting down the local cluster...");
+      ConsoleLog.quiet();
       cluster.close();
       System.out.println("local cluster stopped; data kept in " + dataDir.toAbsolutePath());
       stopped.countDown();
@@ -70,8 +85,14 @@ final class LocalClusterCommand implements Callable<Integer> {
     for (long pid : cluster.serverPids()) {
       System.out.println("SERVER_PID=" + pid);
     }
-    System.out.printf("local cluster up in %d ms; data in %s; Ctrl-C to stop%n", ms,
-        dataDir.toAbsolutePath());
+    if (!cluster.usesLocalhostPorts()) {
+      System.out.println("note: ports 7050-8250 on 127.0.0.1 are in use (another cluster?), so "
+          + "each server listens on an address of its own, as listed above");
+    }
+    System.out.printf("local cluster up in %d ms; data in %s, log in %s%n", ms,
+        dataDir.toAbsolutePath(), log);
+    System.out.println("export " + MastersOption.ENV + "=" + cluster.masterAddresses());
+    System.out.printf("Ctrl-C (or kill %d) stops it%n", ProcessHandle.current().pid());
     System.out.flush();
     stopped.await();
     return 0;

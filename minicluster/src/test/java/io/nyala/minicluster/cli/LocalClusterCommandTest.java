@@ -19,7 +19,7 @@ class LocalClusterCommandTest {
 
   @Test
   void aBadBindFlagInProcessesModeIsOneLine() {
-    CliRun run = CliRun.nyala("local-cluster", "--processes", "--masters=1", "--tservers=1",
+    CliRun run = CliRun.nyala("local-cluster", "--processes", "--num-masters=1", "--tservers=1",
         "--data-dir=" + dir, "--tserver-flag=--rpc_bind_addresses=127.0.0.1:notaport");
     assertThat(run.status()).isNotZero();
     List<String> lines = run.err().lines()
