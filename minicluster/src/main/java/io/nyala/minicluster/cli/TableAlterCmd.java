@@ -9,7 +9,6 @@ import io.nyala.common.schema.Type;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -69,12 +68,7 @@ final class TableAlterCmd implements Callable<Integer> {
       throw NyalaException.invalidArgument("--add-column '%s': expected name:type[:default]",
           spec);
     }
-    Type type;
-    try {
-      type = Type.valueOf(p[1].toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw NyalaException.invalidArgument("--add-column '%s': unknown type '%s'", spec, p[1]);
-    }
+    Type type = ColumnTypes.parse("--add-column", spec, p[1]);
     if (p.length == 2) {
       return ColumnSchema.builder(p[0], type).nullable(true).build();
     }

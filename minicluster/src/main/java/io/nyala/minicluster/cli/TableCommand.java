@@ -20,7 +20,8 @@ import picocli.CommandLine.Parameters;
 /** {@code nyala table list|count|scan|alter}. */
 @Command(name = "table", mixinStandardHelpOptions = true, description = "Table tools.",
     subcommands = {TableCommand.ListCmd.class, TableCommand.CountCmd.class,
-        TableCommand.ScanCmd.class, TableAlterCmd.class})
+        TableCommand.ScanCmd.class, TableAlterCmd.class, TableCreateCmd.class,
+        TableDeleteCmd.class, TableDescribeCmd.class})
 final class TableCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;

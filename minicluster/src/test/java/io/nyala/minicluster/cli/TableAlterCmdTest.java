@@ -33,7 +33,8 @@ class TableAlterCmdTest {
 
   @Test
   void badSpecsNameTheProblem() {
-    assertInvalid("x:nope", "unknown type 'nope'");
+    assertInvalid("x:nope", "unknown type 'nope' (valid types: int8, int16, int32, int64, bool, "
+        + "float, double, string, binary, unixtime_micros)");
     assertInvalid("d:int32:abc", "'abc' is not a INT32");
     assertInvalid("justname", "name:type[:default]");
   }

@@ -1,0 +1,251 @@
+package io.nyala.minicluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.nyala.client.NyalaClient;
+import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaTable;
+import io.nyala.client.Operation;
+import io.nyala.client.OperationResponse;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import io.nyala.minicluster.MiniCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@code nyala table create|describe|delete} against one minicluster of 3 tablet servers. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class TableDdlCmdTest {
+  private static final String VALID_TYPES = "valid types: int8, int16, int32, int64, bool, "
+      + "float, double, string, binary, unixtime_micros";
+
+  private static MiniCluster cluster;
+  private static String masters;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = MiniCluster.builder().numMasters(1).numTabletServers(3).build();
+    masters = cluster.masterAddresses();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void createDescribeWriteCountDelete() {
+    CliRun create = CliRun.nyala("table", "create", "people", "--masters", masters,
+        "--schema", "id:int64 key, name:string, score:double null");
+    assertThat(create.status()).as(create.err()).isZero();
+    assertThat(create.out())
+        .isEqualTo("created table 'people': 3 columns, 2 tablets, 3 replicas each\n");
+
+    // The master learns each tablet's leader from heartbeats, shortly after the create.
+    Set<String> tservers = new HashSet<>();
+    for (int i = 0; i < 3; i++) {
+      tservers.add(cluster.tabletServer(i).uuid());
+    }
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      CliRun d = CliRun.nyala("table", "describe", "people", "--masters", masters);
+      assertThat(d.status()).as(d.err()).isZero();
+      List<String> lines = d.out().lines().toList();
+      assertThat(lines.get(0)).startsWith("table 'people' (id ")
+          .endsWith("): 3 columns, 2 tablets, 3 replicas each");
+      assertThat(section(lines, "columns:")).containsExactly(
+          List.of("NAME", "TYPE", "KEY", "NULLABLE", "DEFAULT"),
+          List.of("id", "int64", "key", "not null", "-"),
+          List.of("name", "string", "-", "not null", "-"),
+          List.of("score", "double", "-", "null", "-"));
+      assertThat(lines).contains("partitioning: hash(id) into 2 buckets");
+      List<List<String>> tablets = section(lines, "tablets:");
+      assertThat(tablets.get(0)).containsExactly("TABLET", "PARTITION", "ROLE", "TSERVER", "RPC",
+          "UUID");
+      Map<String, List<List<String>>> byTablet = new LinkedHashMap<>();
+      for (List<String> r : tablets.subList(1, tablets.size())) {
+        byTablet.computeIfAbsent(r.get(0), k -> new ArrayList<>()).add(r);
+      }
+      assertThat(byTablet).hasSize(2);
+      Set<String> partitions = new HashSet<>();
+      byTablet.forEach((id, replicas) -> {
+        assertThat(replicas).as(id).hasSize(3);
+        assertThat(replicas.stream().filter(r -> r.get(2).equals("LEADER"))).as(id).hasSize(1);
+        assertThat(replicas.stream().map(r -> r.get(5))).as(id)
+            .containsExactlyInAnyOrderElementsOf(tservers);
+        assertThat(replicas).allSatisfy(r -> assertThat(r.get(4)).isEqualTo(
+            cluster.tabletServer(cluster.tabletServerIndex(r.get(5))).rpcAddress().toString()));
+        partitions.add(replicas.get(0).get(1));
+      });
+      assertThat(partitions).containsExactlyInAnyOrder("bucket 0", "bucket 1");
+      assertThat(d.out()).doesNotContain("no leader");
+    });
+
+    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+      NyalaTable t = client.openTable("people");
+      NyalaSession session = client.newSession();
+      for (long id = 0; id < 5; id++) {
+        Operation op = t.newInsert();
+        op.getRow().addLong("id", id).addString("name", "p" + id);
+        if (id % 2 == 0) {
+          op.getRow().addDouble("score", id * 1.5);
+        }
+        OperationResponse r = session.apply(op);
+        assertThat(r.hasRowError()).as(String.valueOf(r)).isFalse();
+      }
+      session.close();
+    }
+    CliRun count = CliRun.nyala("table", "count", "people", "--masters", masters);
+    assertThat(count.status()).as(count.err()).isZero();
+    assertThat(count.out().strip()).isEqualTo("5");
+
+    CliRun delete = CliRun.nyala("table", "delete", "people", "--masters", masters);
+    assertThat(delete.status()).as(delete.err()).isZero();
+    assertThat(delete.out()).isEqualTo("deleted table 'people'\n");
+    CliRun list = CliRun.nyala("table", "list", "--masters", masters);
+    assertThat(list.status()).isZero();
+    assertThat(list.out().lines()).doesNotContain("people");
+  }
+
+  @Test
+  void optionsSetBucketsHashColumnsAndReplicas() {
+    CliRun create = CliRun.nyala("table", "create", "events", "--masters", masters,
+        "--schema", "host:string key, ts:unixtime_micros key, v:int32 null",
+        "--hash-buckets", "3", "--hash-columns", "host", "--replicas", "1");
+    assertThat(create.status()).as(create.err()).isZero();
+    assertThat(create.out())
+        .isEqualTo("created table 'events': 3 columns, 3 tablets, 1 replica each\n");
+    CliRun d = CliRun.nyala("table", "describe", "events", "--masters", masters);
+    assertThat(d.out()).contains("partitioning: hash(host) into 3 buckets");
+    assertThat(CliRun.nyala("table", "delete", "events", "--masters", masters).status())
+        .isZero();
+  }
+
+  @Test
+  void unknownTypeListsTheValidOnes() {
+    CliRun r = CliRun.nyala("table", "create", "t1", "--masters", masters,
+        "--schema", "id:int64 key, name:text");
+    assertOneLineError(r, "--schema column 'name:text': unknown type 'text' ("
+        + VALID_TYPES + ")");
+  }
+
+  @Test
+  void unknownHashColumnListsTheColumns() {
+    CliRun r = CliRun.nyala("table", "create", "t2", "--masters", masters,
+        "--schema", "id:int64 key, name:string", "--hash-columns", "nme");
+    assertOneLineError(r, "--hash-columns: unknown column 'nme' (columns: id, name; "
+        + "key columns: id)");
+    CliRun nonKey = CliRun.nyala("table", "create", "t2", "--masters", masters,
+        "--schema", "id:int64 key, name:string", "--hash-columns", "name");
+    assertOneLineError(nonKey,
+        "--hash-columns: 'name' is not a key column (key columns: id)");
+  }
+
+  @Test
+  void creatingATableTwiceFails() {
+    String[] args = {"table", "create", "dup", "--masters", masters, "--schema", "k:int32 key",
+        "--hash-buckets", "1"};
+    CliRun first = CliRun.nyala(args);
+    assertThat(first.status()).as(first.err()).isZero();
+    assertThat(first.out())
+        .isEqualTo("created table 'dup': 1 column, 1 tablet, 3 replicas each\n");
+    assertOneLineError(CliRun.nyala(args), "table 'dup' already exists");
+    assertThat(CliRun.nyala("table", "delete", "dup", "--masters", masters).status()).isZero();
+  }
+
+  @Test
+  void deletingAMissingTableFails() {
+    CliRun r = CliRun.nyala("table", "delete", "no_such_table", "--masters", masters);
+    assertThat(r.status()).isEqualTo(1);
+    assertOneLineError(r, "table 'no_such_table' not found");
+    assertOneLineError(CliRun.nyala("table", "describe", "no_such_table", "--masters", masters),
+        "table 'no_such_table' not found");
+  }
+
+  @Test
+  void helpShowsTheDefaults() {
+    CliRun r = CliRun.nyala("table", "create", "--help");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).contains("--hash-buckets", "Default: 2", "--replicas", "Default: 0",
+        "--schema 'id:int64 key, name:string, score:double null'")
+        .doesNotContain("Default: []");
+    // --schema's help spells the types out; it must keep up with Type.
+    assertThat(r.out().replaceAll("\\s+", " ")).contains("types: " + ColumnTypes.valid() + ".");
+  }
+
+  @Test
+  void schemaSpecsParse() {
+    Schema s = TableCreateCmd.schema(" name:STRING, id:int64 KEY , score:double null,"
+        + "ts:unixtime_micros key");
+    assertThat(s.columns()).containsExactly(
+        ColumnSchema.builder("id", Type.INT64).key(true).build(),
+        ColumnSchema.builder("ts", Type.UNIXTIME_MICROS).key(true).build(),
+        ColumnSchema.builder("name", Type.STRING).nullable(false).build(),
+        ColumnSchema.builder("score", Type.DOUBLE).nullable(true).build());
+    assertThat(TableCreateCmd.hashColumns(s, List.of())).containsExactly("id", "ts");
+  }
+
+  @Test
+  void badSpecsSayWhichPartIsWrong() {
+    assertInvalidSpec("id:int64 key,,x:int32", "--schema 'id:int64 key,,x:int32': column 2 of "
+        + "3 is empty");
+    assertInvalidSpec("id int64 key", "--schema column 'id int64 key': expected name:type "
+        + "[key] [null]");
+    assertInvalidSpec("id:int64 primary", "--schema column 'id:int64 primary': unknown flag "
+        + "'primary' (valid flags: key, null)");
+    assertInvalidSpec("id:int64 key null", "--schema column 'id:int64 key null': a key column "
+        + "cannot be null");
+    assertInvalidSpec("id:double key", "--schema column 'id:double key': a double column cannot "
+        + "be a key column");
+    assertInvalidSpec("id:int64", "--schema 'id:int64': no key column");
+    assertInvalidSpec("id:int64 key, id:string", "duplicate column name 'id'");
+    assertInvalidSpec("id:varchar key", "unknown type 'varchar' (" + VALID_TYPES + ")");
+  }
+
+  private static void assertInvalidSpec(String spec, String fragment) {
+    assertThatThrownBy(() -> TableCreateCmd.schema(spec))
+        .isInstanceOfSatisfying(NyalaException.class, e -> {
+          assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
+          assertThat(e.getMessage()).contains(fragment);
+        });
+  }
+
+  /**
+   * The command failed with one line on stderr, no stack trace: {@code error: }, the status
+   * code's name perhaps, then {@code message}.
+   */
+  private static void assertOneLineError(CliRun r, String message) {
+    assertThat(r.status()).as(r.out()).isNotZero();
+    assertThat(r.err().lines()).as(r.err()).singleElement()
+        .satisfies(l -> assertThat(l).startsWith("error: ").endsWith(message));
+    assertThat(r.out()).isEmpty();
+  }
+
+  /** The rows under {@code title} up to the next blank line, split on runs of 2+ spaces. */
+  private static List<List<String>> section(List<String> lines, String title) {
+    int i = lines.indexOf(title);
+    assertThat(i).as("section '%s' in %s", title, lines).isNotNegative();
+    List<List<String>> rows = new ArrayList<>();
+    for (int j = i + 1; j < lines.size() && lines.get(j).startsWith("  "); j++) {
+      rows.add(Arrays.asList(lines.get(j).strip().split("\\s{2,}")));
+    }
+    return rows;
+  }
+}
