@@ -2,12 +2,14 @@ package io.nyala.minicluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nyala.client.AsyncNyalaClient;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,6 +42,22 @@ class MiniClusterExtensionRegisteredTest {
     @Test
     void sharesTheEnclosingClassCluster(MiniCluster cluster) {
       assertThat(cluster).isSameAs(CLUSTER.cluster());
+    }
+  }
+
+  /** A PER_CLASS instance is built before the class's beforeAll callbacks run. */
+  @Nested
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  class PerClassConstructorInjection {
+    private final AsyncNyalaClient async;
+
+    PerClassConstructorInjection(AsyncNyalaClient async) {
+      this.async = async;
+    }
+
+    @Test
+    void getsTheSharedClientsAsyncSide() {
+      assertThat(async).isSameAs(CLUSTER.client().getAsyncClient());
     }
   }
 }
