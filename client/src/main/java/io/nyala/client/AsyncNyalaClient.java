@@ -84,6 +84,18 @@ public final class AsyncNyalaClient implements AutoCloseable {
   }
 
   /**
+   * Starts a builder from the {@value MasterAddresses#ENV} environment variable (a
+   * comma-separated list of master addresses, which {@code nyala local-cluster} prints an
+   * {@code export} line for).
+   *
+   * @return the builder
+   * @throws NyalaException INVALID_ARGUMENT when the variable is unset or empty
+   */
+  public static Builder builder() {
+    return builder(MasterAddresses.fromEnvironment());
+  }
+
+  /**
    * Starts a builder from a comma-separated list of master addresses.
    *
    * @param masterAddresses e.g. {@code "m1:7051,m2:7051,m3:7051"}; a missing port is 7051

@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
  */
 final class MastersOption {
   /** The environment variable read when {@code --masters} is not given. */
-  static final String ENV = "NYALA_MASTERS";
+  static final String ENV = io.nyala.client.MasterAddresses.ENV;
 
   @Option(names = "--masters", paramLabel = "HOST:PORT[,...]",
       description = "Comma-separated master RPC addresses (default: $" + ENV + ").")

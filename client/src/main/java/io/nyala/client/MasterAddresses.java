@@ -1,0 +1,29 @@
+package io.nyala.client;
+
+import io.nyala.common.NyalaException;
+
+/** Where a client finds the masters when it is not told: the {@value #ENV} variable. */
+public final class MasterAddresses {
+  /** The environment variable holding comma-separated master addresses. */
+  public static final String ENV = "NYALA_MASTERS";
+
+  private MasterAddresses() {}
+
+  /**
+   * The value of {@value #ENV}, trimmed.
+   *
+   * @throws NyalaException INVALID_ARGUMENT when it is unset or empty
+   */
+  public static String fromEnvironment() {
+    return orError(System.getenv(ENV));
+  }
+
+  static String orError(String value) {
+    if (value == null || value.isBlank()) {
+      throw NyalaException.invalidArgument("%s is not set: export %s=HOST:PORT[,HOST:PORT...] "
+          + "(bin/nyala local-cluster prints the line) or pass the addresses to builder(...)",
+          ENV, ENV);
+    }
+    return value.trim();
+  }
+}
