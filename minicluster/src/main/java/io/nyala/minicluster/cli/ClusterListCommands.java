@@ -8,17 +8,14 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HostPortPB;
 import io.nyala.common.proto.ServerRegistrationPB;
-import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
 import io.nyala.common.proto.master.GetMasterRegistrationResponsePB;
 import io.nyala.common.proto.master.ListTabletServersRequestPB;
 import io.nyala.common.proto.master.ListTabletServersResponsePB;
-import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.proto.master.TSInfoPB;
 import io.nyala.common.rpc.Channels;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -66,12 +63,7 @@ final class ClusterListCommands {
 
     private Object[] row(Channels channels, HostPort m) {
       try {
-        GetMasterRegistrationResponsePB r = MasterServiceGrpc.newBlockingStub(channels.get(m))
-            .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-            .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance());
-        if (NyalaException.isError(r.getError())) {
-          throw NyalaException.fromPb(r.getError());
-        }
+        GetMasterRegistrationResponsePB r = MasterProbe.registration(channels, m, timeoutMs);
         ServerRegistrationPB reg = r.getRegistration();
         return new Object[] {reg.getUuid(), r.getRole().name(), m,
             address(reg.hasRaftAddress(), reg.getRaftAddress()),
