@@ -17,8 +17,10 @@ import io.nyala.common.rpc.Channels;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code nyala master list} and {@code nyala tserver list}: what the cluster's servers say. */
 final class ClusterListCommands {
@@ -38,10 +40,13 @@ final class ClusterListCommands {
         description = "How long to wait for each master (default 3000).")
     long timeoutMs;
 
+    @Spec CommandSpec spec;
+
     private static final String UNREACHABLE = "UNREACHABLE";
 
     @Override
     public Integer call() {
+      CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
       List<HostPort> addrs = HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT);
       System.out.printf(ROW, "UUID", "ROLE", "RPC", "RAFT", "HTTP");
       int answered = 0;
@@ -90,8 +95,11 @@ final class ClusterListCommands {
         description = "How long to look for the leader and wait for its answer (default 10000).")
     long timeoutMs;
 
+    @Spec CommandSpec spec;
+
     @Override
     public Integer call() {
+      CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
       ListTabletServersResponsePB resp;
       try (Transport transport = new Transport()) {
         MasterProxy proxy = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),
