@@ -65,8 +65,12 @@ final class ClusterKsck implements Callable<Integer> {
       description = "How long to wait for the master and each tablet server (default 10000).")
   long timeoutMs;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() {
+    CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
     try (Transport transport = new Transport(); Channels channels = new Channels()) {
       MasterProxy master = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),
           transport, Backoff.DEFAULT, Math.min(timeoutMs, 3000));

@@ -8,20 +8,19 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HostPortPB;
 import io.nyala.common.proto.ServerRegistrationPB;
-import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
 import io.nyala.common.proto.master.GetMasterRegistrationResponsePB;
 import io.nyala.common.proto.master.ListTabletServersRequestPB;
 import io.nyala.common.proto.master.ListTabletServersResponsePB;
-import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.proto.master.TSInfoPB;
 import io.nyala.common.rpc.Channels;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code nyala master list} and {@code nyala tserver list}: what the cluster's servers say. */
 final class ClusterListCommands {
@@ -41,10 +40,13 @@ final class ClusterListCommands {
         description = "How long to wait for each master (default 3000).")
     long timeoutMs;
 
+    @Spec CommandSpec spec;
+
     private static final String UNREACHABLE = "UNREACHABLE";
 
     @Override
     public Integer call() {
+      CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
       List<HostPort> addrs = HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT);
       System.out.printf(ROW, "UUID", "ROLE", "RPC", "RAFT", "HTTP");
       int answered = 0;
@@ -66,12 +68,7 @@ final class ClusterListCommands {
 
     private Object[] row(Channels channels, HostPort m) {
       try {
-        GetMasterRegistrationResponsePB r = MasterServiceGrpc.newBlockingStub(channels.get(m))
-            .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-            .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance());
-        if (NyalaException.isError(r.getError())) {
-          throw NyalaException.fromPb(r.getError());
-        }
+        GetMasterRegistrationResponsePB r = MasterProbe.registration(channels, m, timeoutMs);
         ServerRegistrationPB reg = r.getRegistration();
         return new Object[] {reg.getUuid(), r.getRole().name(), m,
             address(reg.hasRaftAddress(), reg.getRaftAddress()),
@@ -98,8 +95,11 @@ final class ClusterListCommands {
         description = "How long to look for the leader and wait for its answer (default 10000).")
     long timeoutMs;
 
+    @Spec CommandSpec spec;
+
     @Override
     public Integer call() {
+      CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
       ListTabletServersResponsePB resp;
       try (Transport transport = new Transport()) {
         MasterProxy proxy = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),

@@ -29,8 +29,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code nyala perf loadgen}: writes generated rows (an int64 key and a few typed columns) with
@@ -40,6 +42,8 @@ import picocli.CommandLine.Option;
     description = "Writes N generated rows into a table (created if missing; kept afterwards).")
 final class LoadgenCommand implements Callable<Integer> {
   @Mixin MastersOption masters;
+
+  @Spec CommandSpec spec;
 
   @Option(names = "--table", required = true, description = "Table to write.")
   String table;
@@ -78,10 +82,11 @@ final class LoadgenCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (rows < 0 || threads < 1 || batch < 1 || replicas < 0) {
-      throw NyalaException.invalidArgument("--rows and --replicas must be >= 0 and --threads, "
-          + "--batch >= 1 (got %d, %d, %d, %d)", rows, replicas, threads, batch);
-    }
+    CliErrors.requireAtLeast(spec, "--rows", rows, 0);
+    CliErrors.requireAtLeast(spec, "--buckets", buckets, 1);
+    CliErrors.requireAtLeast(spec, "--replicas", replicas, 0);
+    CliErrors.requireAtLeast(spec, "--threads", threads, 1);
+    CliErrors.requireAtLeast(spec, "--batch", batch, 1);
     try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
       NyalaTable t = openOrCreate(client);
       AtomicLong written = new AtomicLong();

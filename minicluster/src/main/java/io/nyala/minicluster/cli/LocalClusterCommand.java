@@ -53,8 +53,13 @@ final class LocalClusterCommand implements Callable<Integer> {
   @Option(names = "--tserver-flag", description = "A flag for every tablet server (repeatable).")
   List<String> tserverFlags = List.of();
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
+    CliErrors.requireAtLeast(spec, "--masters", masters, 1);
+    CliErrors.requireAtLeast(spec, "--tservers", tservers, 0);
     long t0 = System.nanoTime();
     Path log = dataDir.toAbsolutePath().resolve("local-cluster.log");
     ConsoleLog.toFile(log);
