@@ -58,7 +58,7 @@ final class LocalClusterCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    CliErrors.requireAtLeast(spec, "--masters", masters, 1);
+    CliErrors.requireAtLeast(spec, "--num-masters", masters, 1);
     CliErrors.requireAtLeast(spec, "--tservers", tservers, 0);
     long t0 = System.nanoTime();
     Path log = dataDir.toAbsolutePath().resolve("local-cluster.log");

@@ -96,8 +96,12 @@ final class TableCommand implements Runnable {
     @Option(names = "--limit", defaultValue = "0", description = "At most this many rows (0 = all).")
     long limit;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
+      CliErrors.requireAtLeast(spec, "--limit", limit, 0);
       try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
         NyalaTable t = client.openTable(table);
         Schema projection = t.getSchema().project(columns);

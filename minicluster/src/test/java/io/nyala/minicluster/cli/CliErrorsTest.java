@@ -103,6 +103,10 @@ class CliErrorsTest {
 
     CliRun tservers = CliRun.nyala("local-cluster", "--tservers", "-1");
     assertThat(assertUsageError(tservers).get(0)).contains("--tservers").contains("-1");
+
+    CliRun limit = CliRun.nyala("table", "scan", "t", "--limit", "-1", "--masters",
+        cluster.masterAddresses());
+    assertThat(assertUsageError(limit).get(0)).contains("--limit").contains("-1");
   }
 
   @Test
