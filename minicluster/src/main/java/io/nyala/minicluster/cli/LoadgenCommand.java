@@ -6,21 +6,12 @@ import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.RowError;
-import io.nyala.client.master.MasterProxy;
-import io.nyala.client.rpc.Backoff;
-import io.nyala.client.rpc.Deadline;
-import io.nyala.client.rpc.Transport;
-import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
-import io.nyala.common.proto.master.ListTabletServersRequestPB;
-import io.nyala.common.proto.master.ListTabletServersResponsePB;
-import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
-import io.nyala.master.MasterServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -146,19 +137,8 @@ final class LoadgenCommand implements Callable<Integer> {
 
   /** As many replicas as there are live tablet servers, at most 3 (and at least 1). */
   private int defaultReplicas() {
-    ListTabletServersResponsePB resp;
-    try (Transport transport = new Transport()) {
-      MasterProxy proxy = new MasterProxy(HostPort.parseList(masters.get(), MasterServer.DEFAULT_RPC_PORT), transport,
-          Backoff.DEFAULT, 3000);
-      resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
-          MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,
-          Deadline.after(10_000)).join();
-    } catch (RuntimeException e) {
-      throw NyalaException.from(e);
-    }
-    long live = resp.getServersList().stream().filter(ListTabletServersResponsePB.Entry::getLive)
-        .count();
-    int rf = (int) Math.max(1, Math.min(3, live));
+    long live = TableCreateCmd.liveTabletServers(masters.get());
+    int rf = TableCreateCmd.defaultReplicas(live);
     System.out.printf("loadgen: creating '%s' with %d replicas (%d live tablet servers)%n",
         table, rf, live);
     return rf;
