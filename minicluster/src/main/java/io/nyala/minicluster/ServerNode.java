@@ -91,6 +91,7 @@ final class ServerNode {
       return;
     }
     String[] args = flags().toArray(String[]::new);
+    ServerLogFiles.open(name, root.resolve("server.log"));
     ServerBase s;
     if (role == ServerRole.MASTER) {
       MasterOptions o = new MasterOptions();
@@ -105,6 +106,7 @@ final class ServerNode {
       s.start();
     } catch (RuntimeException e) {
       s.close();
+      ServerLogFiles.close(name);
       throw e;
     } finally {
       LogContext.clear();
@@ -185,6 +187,7 @@ final class ServerNode {
       } finally {
         server = null;
         LogContext.clear();
+        ServerLogFiles.close(name);
       }
     }
   }

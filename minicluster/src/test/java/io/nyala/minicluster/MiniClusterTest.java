@@ -40,6 +40,15 @@ class MiniClusterTest {
       assertThat(m.rpcAddress().host()).startsWith("127.").isNotEqualTo("127.0.0.1");
       assertThat(t0.rpcAddress().host()).isNotEqualTo(t1.rpcAddress().host());
       assertThat(t0.rpcAddress().port()).isEqualTo(7050);
+      // Each in-process server's lines also go to its own file, as a server process's do.
+      for (String name : List.of("master-1", "ts-1", "ts-2")) {
+        String log = readLog(root.resolve(name).resolve("server.log"));
+        assertThat(log).as(name + "'s server.log").contains("[" + name + "]")
+            .contains(name.startsWith("ts") ? "serving RPC" : "started");
+        assertThat(log.lines().filter(l -> !l.contains("[" + name + "]")
+            && l.matches("^\\d{4}-.*"))).as("lines of other servers in %s's log", name)
+            .isEmpty();
+      }
       String uuid = t0.uuid();
       assertThat(uuid).hasSize(32);
 
@@ -54,6 +63,14 @@ class MiniClusterTest {
       c.waitForTabletServers();
     }
     assertThat(Files.exists(root)).as("close() removes the data").isFalse();
+  }
+
+  private static String readLog(Path f) {
+    try {
+      return Files.readString(f);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test

@@ -37,8 +37,12 @@ public final class LogContext {
     ALIASES.remove(token);
   }
 
-  /** The server name for the current thread, or null. */
-  static String resolve(String threadName) {
+  /**
+   * The server a line logged now on this thread belongs to: the one in this thread's context,
+   * else the one whose registered alias (a Raft server id) {@code threadName} contains; null if
+   * neither.
+   */
+  public static String resolve(String threadName) {
     String s = ThreadContext.get(KEY);
     if (s != null) {
       return s;
