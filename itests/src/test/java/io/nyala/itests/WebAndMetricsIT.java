@@ -1,6 +1,7 @@
 package io.nyala.itests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;
 import io.nyala.minicluster.MiniCluster;
@@ -10,12 +11,20 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Every server answers /healthz, /metrics in Prometheus text and a home page naming it. */
+/**
+ * Every server answers /healthz, /metrics in Prometheus text and a home page naming it, with a
+ * nav bar; the master's pages lead to each table's replicas and on to their tablet servers.
+ */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class WebAndMetricsIT {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -51,7 +60,66 @@ class WebAndMetricsIT {
         assertThat(home.statusCode()).isEqualTo(200);
         assertThat(home.body()).contains(s.name());
         assertThat(home.body()).contains(s.role() == ServerRole.MASTER ? "web" : "tablet");
+        // The nav bar on every page: its Metrics and Health links answer.
+        for (String label : List.of("Metrics", "Health")) {
+          String href = link(home.body(), Pattern.quote(label));
+          assertThat(get(s.webUrl() + href).statusCode()).as(s.name() + " " + href)
+              .isEqualTo(200);
+        }
       }
+      followTheLinksFromTheMasterHomePage(cluster);
     }
+  }
+
+  /**
+   * Home, then Tables, then the table's page: every replica row names a tablet server, links to
+   * its web UI (which answers and names it) and shows its role and state; each tablet server's
+   * page links back to the master. An unknown table id is a 404 naming it.
+   */
+  private static void followTheLinksFromTheMasterHomePage(MiniCluster cluster) throws Exception {
+    ServerInfo master = cluster.servers().stream().filter(s -> s.role() == ServerRole.MASTER)
+        .findFirst().orElseThrow();
+    Map<String, ServerInfo> tservers = cluster.servers().stream()
+        .filter(s -> s.role() == ServerRole.TABLET_SERVER)
+        .collect(Collectors.toMap(ServerInfo::name, s -> s));
+    String home = get(master.webUrl() + "/").body();
+    String tables = get(master.webUrl() + link(home, "Tables")).body();
+    String tableUrl = master.webUrl() + link(tables, "web");
+    // Roles come with the tablet servers' heartbeats: wait for both tablets' leaders.
+    await().atMost(Duration.ofSeconds(10)).until(() ->
+        count(get(tableUrl).body(), ">LEADER<") == 2);
+    HttpResponse<String> table = get(tableUrl);
+    assertThat(table.statusCode()).isEqualTo(200);
+    Matcher replica = Pattern.compile("<tr>(?:(?!</tr>).)*<a href=\"(http://[^\"]+)\" "
+        + "title=\"([0-9a-f]+)\">([^<]+)</a></td><td>(LEADER|FOLLOWER)</td><td>RUNNING</td></tr>")
+        .matcher(table.body());
+    int rows = 0;
+    while (replica.find()) {
+      rows++;
+      ServerInfo ts = tservers.get(replica.group(3));
+      assertThat(ts).as("replica row names a tablet server: " + replica.group()).isNotNull();
+      assertThat(replica.group(2)).isEqualTo(ts.uuid());
+      assertThat(replica.group(1)).isEqualTo(ts.webUrl() + "/");
+      HttpResponse<String> tsPage = get(replica.group(1));
+      assertThat(tsPage.statusCode()).isEqualTo(200);
+      assertThat(tsPage.body()).contains(ts.name())
+          .contains("<a href=\"" + master.webUrl() + "/\">");
+    }
+    assertThat(rows).as("2 tablets x 3 replicas in\n" + table.body()).isEqualTo(6);
+
+    HttpResponse<String> nope = get(master.webUrl() + "/table?id=nope");
+    assertThat(nope.statusCode()).isEqualTo(404);
+    assertThat(nope.body()).contains("'nope'");
+  }
+
+  /** The href of the link whose text matches {@code text} (HTML-unescaped). */
+  private static String link(String html, String text) {
+    Matcher m = Pattern.compile("<a href=\"([^\"]+)\"[^>]*>" + text + "</a>").matcher(html);
+    assertThat(m.find()).as("a link '" + text + "' in\n" + html).isTrue();
+    return m.group(1).replace("&amp;", "&");
+  }
+
+  private static int count(String s, String part) {
+    return s.split(Pattern.quote(part), -1).length - 1;
   }
 }

@@ -1,5 +1,6 @@
 package io.nyala.master;
 
+import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
@@ -8,6 +9,7 @@ import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
+import java.util.function.Supplier;
 
 /**
  * TSHeartbeat on the leader: (re)register the tserver, apply its tablet report, and tell it
@@ -20,10 +22,13 @@ final class HeartbeatHandler {
   private final long heartbeatIntervalMs;
   /** Run when a tserver registers or changes its registration (its TSInfo in locations). */
   private final Runnable registrationChanged;
+  /** This master's HTTP address, or null while its web server is off or not yet up. */
+  private final Supplier<HostPort> httpAddress;
 
   HeartbeatHandler(String masterUuid, TSManager tsManager, CatalogManager catalogManager,
-      long heartbeatIntervalMs, Runnable registrationChanged) {
+      long heartbeatIntervalMs, Runnable registrationChanged, Supplier<HostPort> httpAddress) {
     this.registrationChanged = registrationChanged;
+    this.httpAddress = httpAddress;
     this.masterUuid = masterUuid;
     this.tsManager = tsManager;
     this.catalogManager = catalogManager;
@@ -56,12 +61,16 @@ final class HeartbeatHandler {
         tsManager.fullReportReceived(ts);
       }
     }
-    return TSHeartbeatResponsePB.newBuilder()
+    TSHeartbeatResponsePB.Builder resp = TSHeartbeatResponsePB.newBuilder()
         .setMasterUuid(masterUuid)
         .setLeaderMaster(true)
         .setNeedsFullTabletReport(tsManager.needsFullReport(ts))
         .setClusterId(clusterId)
-        .setHeartbeatIntervalMillis(heartbeatIntervalMs)
-        .build();
+        .setHeartbeatIntervalMillis(heartbeatIntervalMs);
+    HostPort http = httpAddress.get();
+    if (http != null) {
+      resp.setMasterHttpAddress(http.toPb());
+    }
+    return resp.build();
   }
 }

@@ -1,9 +1,15 @@
 package io.nyala.master;
 
 import io.nyala.common.HostPort;
+import io.nyala.common.proto.ColumnSchemaPB;
+import io.nyala.common.proto.HashBucketSchemaPB;
 import io.nyala.common.proto.HostPortPB;
+import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
+import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.web.Html;
+import io.nyala.common.web.WebServer;
+import io.nyala.common.web.WebServer.HttpError;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.ReplicaReports;
 import io.nyala.master.catalog.SysCatalog;
@@ -15,10 +21,14 @@ import java.util.List;
 import org.apache.ratis.protocol.RaftPeer;
 
 /**
- * The master's home page: who it is, whether it leads, the catalog's masters, its tables and
- * tablet servers.
+ * The master's pages: home (who it is, whether it leads, the catalog's masters, its tables and
+ * tablet servers), the tables list, one table's schema and tablets with their replicas, and the
+ * tablet servers list. Tablet servers appear by name, each linked to its own web UI.
  */
 final class MasterPages {
+  /** Longer than any table name or id the catalog accepts: refused before the lookup. */
+  private static final int MAX_TABLE_PARAM = 256;
+
   private final MasterServer server;
   private final SysCatalog catalog;
   private final CatalogManager catalogManager;
@@ -32,15 +42,27 @@ final class MasterPages {
     this.tsManager = tsManager;
   }
 
+  /** Adds the pages past the home page, and their nav links. */
+  void addTo(WebServer web) {
+    web.addNavLink("/tables", "Tables");
+    web.addNavLink("/tablet-servers", "Tablet servers");
+    web.addPage("/tables", "Tables", () -> "<h1>Tables</h1>" + tables());
+    web.addPage("/table", "Table", this::table);
+    web.addPage("/tablet-servers", "Tablet servers",
+        () -> "<h1>Tablet servers</h1>" + tservers());
+  }
+
   String render() {
     StringBuilder sb = new StringBuilder();
     sb.append("<h1>Nyala master ").append(Html.escape(server.name())).append("</h1>");
-    sb.append(Html.table(List.of("uuid", "role", "state", "RPC", "Raft"), List.of(List.of(
-        server.uuid(), "master", server.isLeader() ? "leader" : "follower",
-        server.rpcAddress().toString(), server.raftAddress().toString()))));
+    sb.append(Html.table(List.of("uuid", "role", "state", "RPC", "Raft", "catalog leader"),
+        List.of(List.of(server.uuid(), "master", server.isLeader() ? "leader" : "follower",
+            server.rpcAddress().toString(), server.raftAddress().toString(),
+            leaderMasterName()))));
     sb.append("<h2>Masters</h2>").append(masters());
-    sb.append("<h2>Tables</h2>").append(tables());
-    sb.append("<h2>Tablet servers</h2>").append(tservers());
+    sb.append("<h2>").append(Html.link("/tables", "Tables")).append("</h2>").append(tables());
+    sb.append("<h2>").append(Html.link("/tablet-servers", "Tablet servers")).append("</h2>")
+        .append(tservers());
     List<String> unknown = catalogManager.unknownReplicas();
     if (!unknown.isEmpty()) {
       // Left alone on purpose (docs/data-safety.md): an operator decides what they are.
@@ -51,28 +73,145 @@ final class MasterPages {
     return sb.toString();
   }
 
+  /**
+   * A master's name: this one's own; another's RPC address, which is a server's name unless
+   * --server_name sets one (the catalog's Raft peers carry no names).
+   */
+  private String masterName(RaftPeer p) {
+    return p.getId().toString().equals(server.uuid()) ? server.name()
+        : String.valueOf(p.getClientAddress());
+  }
+
+  private String leaderMasterName() {
+    RaftPeer leader = catalog.leaderPeer();
+    return leader == null ? "none known" : masterName(leader);
+  }
+
   /** The catalog group's members as this master's Raft configuration has them. */
   private String masters() {
     RaftPeer leader = catalog.leaderPeer();
     List<List<String>> rows = new ArrayList<>();
     for (RaftPeer p : catalog.peers()) {
       boolean leads = leader != null && leader.getId().equals(p.getId());
-      rows.add(List.of(p.getId().toString(), leads ? "LEADER" : "FOLLOWER",
+      rows.add(List.of(masterName(p), p.getId().toString(), leads ? "LEADER" : "FOLLOWER",
           String.valueOf(p.getClientAddress()), String.valueOf(p.getAddress())));
     }
-    return Html.table(List.of("uuid", "role", "RPC", "Raft"), rows);
+    return Html.table(List.of("name", "uuid", "role", "RPC", "Raft"), rows);
   }
 
   private String tables() {
     List<List<String>> rows = catalog.read(s -> {
       List<List<String>> out = new ArrayList<>();
       s.tables().stream().sorted(Comparator.comparing(SysTableEntryPB::getName)).forEach(t ->
-          out.add(List.of(t.getName(), t.getTableId(),
+          out.add(List.of(Html.link(Html.query("/table", "id", t.getTableId()), t.getName()),
+              Html.escape(t.getTableId()), Html.escape(t.getState().name()),
               String.valueOf(s.tabletIdsOf(t.getTableId()).size()),
               String.valueOf(t.getNumReplicas()))));
       return out;
     });
-    return Html.table(List.of("name", "id", "tablets", "replicas"), rows);
+    return Html.rawTable(List.of("name", "id", "state", "tablets", "replicas"), rows);
+  }
+
+  /**
+   * {@code /table?id=}: one table by id or name, its schema and its tablets, one row per
+   * replica. A missing, overlong or unknown id is a 400 or 404 naming it.
+   */
+  String table(WebServer.Request req) {
+    String id = req.required("id");
+    if (id.length() > MAX_TABLE_PARAM) {
+      throw HttpError.badRequest("query parameter 'id' is longer than " + MAX_TABLE_PARAM
+          + " characters: " + HttpError.shown(id));
+    }
+    record Snapshot(SysTableEntryPB table, List<SysTabletEntryPB> tablets) {}
+    Snapshot snap = catalog.read(s -> {
+      SysTableEntryPB t = s.tableById(id);
+      if (t == null) {
+        t = s.tableByName(id);
+      }
+      return t == null ? null : new Snapshot(t, s.tabletsOf(t.getTableId()));
+    });
+    if (snap == null) {
+      throw HttpError.notFound("no table with id or name " + HttpError.shown(id)
+          + " (query parameter 'id')");
+    }
+    SysTableEntryPB t = snap.table();
+    StringBuilder sb = new StringBuilder("<h1>Table ").append(Html.escape(t.getName()))
+        .append("</h1>");
+    sb.append(Html.table(List.of("id", "state", "replicas", "schema version"), List.of(List.of(
+        t.getTableId(), t.getState().name(), String.valueOf(t.getNumReplicas()),
+        String.valueOf(t.getSchema().getVersion())))));
+    sb.append("<h2>Schema</h2>");
+    List<List<String>> cols = new ArrayList<>();
+    for (ColumnSchemaPB c : t.getSchema().getColumnsList()) {
+      cols.add(List.of(c.getName(), c.getType().name(), c.getIsKey() ? "key" : "",
+          c.getIsNullable() ? "nullable" : "not null"));
+    }
+    sb.append(Html.table(List.of("column", "type", "key", "nullable"), cols));
+    List<String> hash = new ArrayList<>();
+    for (HashBucketSchemaPB h : t.getPartitionSchema().getHashSchemasList()) {
+      hash.add("hash(" + String.join(", ", h.getColumnsList()) + ") into " + h.getNumBuckets()
+          + " buckets");
+    }
+    sb.append("<p>Partitioning: ").append(Html.escape(hash.isEmpty() ? "a single tablet"
+        : String.join("; ", hash))).append("</p>");
+    sb.append("<h2>Tablets</h2>");
+    if (!server.isLeader()) {
+      // Tablet servers heartbeat, and so report their replicas, to the leader only.
+      sb.append("<p>This master does not lead the catalog: replica roles and states are known "
+          + "to the leader, ").append(Html.escape(leaderMasterName())).append(".</p>");
+    }
+    sb.append(Html.rawTable(List.of("tablet", "partition", "leader", "replica (tablet server)",
+        "role", "replica state"), tabletRows(snap.tablets())));
+    return sb.toString();
+  }
+
+  private List<List<String>> tabletRows(List<SysTabletEntryPB> tablets) {
+    ReplicaReports reports = catalogManager.reports();
+    List<List<String>> rows = new ArrayList<>();
+    for (SysTabletEntryPB tablet : tablets) {
+      String tabletId = tablet.getTabletId();
+      ReplicaReports.Leader leader = reports.leader(tabletId);
+      String leaderCell = leader != null ? tserverName(leader.uuid(), null)
+          : reports.isHibernated(tabletId) ? "none (hibernated)" : "none known";
+      boolean first = true;
+      for (RaftPeerPB peer : tablet.getReplicasList()) {
+        ReplicaReports.ReplicaState r = reports.replica(tabletId, peer.getUuid());
+        rows.add(List.of(first ? Html.escape(tabletId) : "",
+            first ? Html.escape(Html.partition(tablet.getPartition())) : "",
+            first ? leaderCell : "",
+            tserverLink(peer.getUuid(), peer),
+            r == null ? "" : Html.escape(r.role().name()),
+            r == null ? "not reported" : Html.escape(r.state().name())
+                + (r.copying() ? " (tablet copy)" : "")));
+        first = false;
+      }
+      if (tablet.getReplicasList().isEmpty()) {
+        rows.add(List.of(Html.escape(tabletId), Html.escape(Html.partition(
+            tablet.getPartition())), leaderCell, "", "", ""));
+      }
+    }
+    return rows;
+  }
+
+  /** A tablet server's name, its uuid as the tooltip; its RPC address if it never registered. */
+  private String tserverName(String uuid, RaftPeerPB peer) {
+    TSDescriptor d = tsManager.get(uuid);
+    if (d != null) {
+      return Html.titled(d.registration().getName(), uuid);
+    }
+    String shown = peer != null && peer.hasRpcAddress() ? addr(peer.getRpcAddress()) : uuid;
+    return Html.titled(shown + " (not registered)", uuid);
+  }
+
+  /** A tablet server's name linked to its web UI (uuid as the tooltip), when it has one. */
+  private String tserverLink(String uuid, RaftPeerPB peer) {
+    TSDescriptor d = tsManager.get(uuid);
+    if (d == null) {
+      return tserverName(uuid, peer);
+    }
+    var reg = d.registration();
+    String url = webUrl(reg.getHttpAddress());
+    return url == null ? Html.titled(reg.getName(), uuid) : Html.link(url, reg.getName(), uuid);
   }
 
   /** One row per tablet server, then the cluster's totals; awake/hibernated as last reported. */
@@ -88,15 +227,20 @@ final class MasterPages {
       int n = counts.getOrDefault(d.uuid(), 0);
       total = total.plus(hc);
       replicas += n;
-      rows.add(List.of(r.getName(), d.uuid(), addr(r.getRpcAddress()), addr(r.getHttpAddress()),
+      rows.add(List.of(tserverLink(d.uuid(), null), Html.escape(d.uuid()),
+          Html.escape(addr(r.getRpcAddress())), Html.escape(addr(r.getHttpAddress())),
           tsManager.isLive(d) ? "live" : "dead",
           tsManager.millisSinceHeartbeat(d) + " ms ago",
           String.valueOf(n), String.valueOf(hc.awake()), String.valueOf(hc.hibernated())));
     }
     rows.add(List.of("total", "", "", "", "", "", String.valueOf(replicas),
         String.valueOf(total.awake()), String.valueOf(total.hibernated())));
-    return Html.table(List.of("name", "uuid", "RPC", "HTTP", "live", "last heartbeat",
+    return Html.rawTable(List.of("name", "uuid", "RPC", "HTTP", "live", "last heartbeat",
         "replicas", "awake", "hibernated"), rows);
+  }
+
+  private static String webUrl(HostPortPB pb) {
+    return pb.getHost().isEmpty() ? null : Html.webUrl(HostPort.fromPb(pb));
   }
 
   private static String addr(HostPortPB pb) {

@@ -96,14 +96,15 @@ public class MasterServer extends ServerBase {
       reReplicator.reset();
     });
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
-        o.heartbeatIntervalMs, locations::reset);
+        o.heartbeatIntervalMs, locations::reset, this::httpAddress);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
     sysCatalog.attach(raftServer);
     startRaft();
-    startWeb(new MasterPages(this, sysCatalog, catalogManager, tsManager)::render);
+    MasterPages pages = new MasterPages(this, sysCatalog, catalogManager, tsManager);
+    startWeb(pages::render, pages::addTo);
     registerMetrics(metrics);
 
     ticker = Executors.newSingleThreadScheduledExecutor(LogContext.threadFactory(name, "ticker"));

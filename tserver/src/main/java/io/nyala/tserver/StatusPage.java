@@ -1,19 +1,21 @@
 package io.nyala.tserver;
 
 import io.nyala.common.HostPort;
-import io.nyala.common.proto.PartitionPB;
+import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.web.Html;
 import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletReplica;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The tablet server's home page: identity, addresses and a table of its tablets. */
+/**
+ * The tablet server's home page: identity, addresses, a link to the leader master's web UI and
+ * a table of its tablet replicas.
+ */
 final class StatusPage {
   private StatusPage() {}
 
@@ -25,6 +27,7 @@ final class StatusPage {
         .append("<br>RPC: ").append(Html.escape(String.valueOf(ts.rpcAddress())))
         .append("<br>Raft: ").append(Html.escape(String.valueOf(ts.raftAddress())))
         .append("<br>HTTP: ").append(Html.escape(String.valueOf(http)))
+        .append("<br>").append(masters(ts))
         .append("</p><h2>Tablets</h2>");
     Map<ReplicaState, Long> byState = new EnumMap<>(ReplicaState.class);
     for (TabletReplica r : ts.tabletManager().replicas()) {
@@ -43,20 +46,47 @@ final class StatusPage {
     List<List<String>> rows = new ArrayList<>();
     for (TabletReplica r : ts.tabletManager().replicas()) {
       ListTabletsResponsePB.StatusPB s = r.status(ts.raftServer());
-      rows.add(List.of(s.getTabletId(), s.getTableName(), partition(s.getPartition()),
-          s.getState(), s.getRole().name(), s.getLeaderUuid(),
+      rows.add(List.of(Html.escape(s.getTabletId()), Html.escape(s.getTableName()),
+          Html.escape(Html.partition(s.getPartition())), Html.escape(s.getState()),
+          Html.escape(s.getRole().name()), leader(ts, r, s.getLeaderUuid()),
           Long.toString(s.getLastAppliedIndex()), Long.toString(s.getEstimatedRows()),
-          s.getError()));
+          Html.escape(s.getError())));
     }
-    sb.append(Html.table(List.of("tablet", "table", "partition", "state", "role", "leader",
+    sb.append(Html.rawTable(List.of("tablet", "table", "partition", "state", "role", "leader",
         "last applied", "rows", "error"), rows));
     return sb.toString();
   }
 
-  private static String partition(PartitionPB p) {
-    HexFormat hex = HexFormat.of();
-    return "buckets " + p.getHashBucketsList() + ", ["
-        + hex.formatHex(p.getPartitionKeyStart().toByteArray()) + ", "
-        + hex.formatHex(p.getPartitionKeyEnd().toByteArray()) + ")";
+  /**
+   * The master link: the leader's web UI, whose HTTP address the leader sends in its heartbeat
+   * answers; until one answered (or with its web server off), the configured RPC addresses.
+   */
+  private static String masters(TabletServer ts) {
+    String url = Html.webUrl(ts.leaderMasterHttpAddress());
+    if (url != null) {
+      return "master: " + Html.link(url, "leader master (" + ts.leaderMasterHttpAddress() + ")");
+    }
+    return "masters (RPC, no web UI known yet): "
+        + Html.escape(String.valueOf(ts.masterAddresses()));
+  }
+
+  /**
+   * The tablet's leader by name: this server's own name, else the leader's RPC address from the
+   * tablet's peers (a server's default name; tablet servers do not learn each other's names),
+   * the uuid as the tooltip.
+   */
+  private static String leader(TabletServer ts, TabletReplica r, String leaderUuid) {
+    if (leaderUuid.isEmpty()) {
+      return "";
+    }
+    if (leaderUuid.equals(ts.uuid())) {
+      return Html.titled(ts.name(), leaderUuid);
+    }
+    for (RaftPeerPB p : r.metadata().getInitialPeersList()) {
+      if (p.getUuid().equals(leaderUuid) && p.hasRpcAddress()) {
+        return Html.titled(HostPort.fromPb(p.getRpcAddress()).toString(), leaderUuid);
+      }
+    }
+    return Html.escape(leaderUuid);
   }
 }

@@ -458,6 +458,20 @@ public class TabletServer extends ServerBase {
     return tabletManager;
   }
 
+  /**
+   * The leader master's HTTP address as its last heartbeat answer gave it; null before one
+   * answered, or when the master's web server is off.
+   */
+  public HostPort leaderMasterHttpAddress() {
+    Heartbeater hb = heartbeater;
+    return hb == null ? null : hb.leaderMasterHttpAddress();
+  }
+
+  /** The masters this server heartbeats to (their RPC addresses). */
+  public List<HostPort> masterAddresses() {
+    return options.masters(7051);
+  }
+
   public RaftServer raftServer() {
     return raftServer;
   }

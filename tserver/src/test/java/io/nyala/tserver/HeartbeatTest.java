@@ -38,7 +38,8 @@ class HeartbeatTest {
     public void tSHeartbeat(TSHeartbeatRequestPB req,
         StreamObserver<TSHeartbeatResponsePB> out) {
       heartbeats.add(req);
-      out.onNext(TSHeartbeatResponsePB.newBuilder().setLeaderMaster(true).build());
+      out.onNext(TSHeartbeatResponsePB.newBuilder().setLeaderMaster(true)
+          .setMasterHttpAddress(new HostPort("127.0.0.1", 8765).toPb()).build());
       out.onCompleted();
     }
   }
@@ -122,6 +123,13 @@ class HeartbeatTest {
       assertThat(reported.getConfigPeerUuidsList()).containsExactly(ts.uuid());
       assertThat(master.heartbeats.get(master.heartbeats.size() - 1).getTabletReport()
           .getIsIncremental()).isTrue();
+
+      // The status page: the replica with its table, state and role, its leader by name, and
+      // a link to the web UI of the master that answered the heartbeats.
+      String page = StatusPage.render(ts);
+      assertThat(page).contains("<a href=\"http://127.0.0.1:8765/\">")
+          .contains(tablet).contains("RUNNING").contains("LEADER")
+          .contains("<span title=\"" + ts.uuid() + "\">" + ts.name() + "</span>");
 
       ts.tabletManager().deleteTablet(tablet, "test");
       await().atMost(Duration.ofSeconds(10)).until(() -> master.heartbeats.stream()

@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
@@ -160,16 +161,30 @@ public abstract class ServerBase implements AutoCloseable {
   protected void customizeRpc(RpcServer rpc) {}
 
   protected void startWeb(Supplier<String> homePage) {
+    startWeb(homePage, web -> { });
+  }
+
+  /**
+   * Starts the HTTP server with its home page; {@code pages} adds the role's other pages and
+   * nav links before it listens.
+   */
+  protected void startWeb(Supplier<String> homePage, Consumer<WebServer> pages) {
     if (webBind == null) {
       return;
     }
     try {
-      webServer = new WebServer(name, webBind, metrics, homePage);
+      webServer = new WebServer(name, roleLabel(), webBind, metrics, homePage);
+      pages.accept(webServer);
       webServer.start();
     } catch (IOException e) {
       throw NyalaException.ioError(name + ": cannot bind HTTP address " + webBind + ": "
           + e.getMessage(), e);
     }
+  }
+
+  /** The role as pages name it. */
+  private String roleLabel() {
+    return role.equals("tserver") ? "tablet server" : role;
   }
 
   /** Registers something to close (before the listeners) when the server stops. */

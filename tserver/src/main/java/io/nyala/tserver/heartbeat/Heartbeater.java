@@ -51,6 +51,8 @@ public final class Heartbeater implements AutoCloseable {
   private static final long QUIET_START_MS = 5_000;
   private long lastWarnMs;
   private volatile long heartbeatsSent;
+  /** The web UI of the master that last answered as leader, or null (none, or its web is off). */
+  private volatile HostPort leaderMasterHttp;
   /** Which masters may be obeyed (docs/data-safety.md); null = any (tests of this class). */
   private volatile ClusterIdGuard clusterGuard;
 
@@ -82,6 +84,16 @@ public final class Heartbeater implements AutoCloseable {
       woken = true;
       wakeLock.notifyAll();
     }
+  }
+
+  /** The leader master's HTTP address as its last heartbeat response gave it, or null. */
+  public HostPort leaderMasterHttpAddress() {
+    return leaderMasterHttp;
+  }
+
+  /** The configured master RPC addresses. */
+  public List<HostPort> masters() {
+    return masters;
   }
 
   /** Successful heartbeats so far (for tests and pages). */
@@ -153,6 +165,8 @@ public final class Heartbeater implements AutoCloseable {
     TSHeartbeatResponsePB resp = sendToLeader(req);
     acknowledged = now;
     needFull = resp.getNeedsFullTabletReport();
+    leaderMasterHttp = resp.hasMasterHttpAddress()
+        ? HostPort.fromPb(resp.getMasterHttpAddress()) : null;
     heartbeatsSent++;
   }
 
