@@ -11,6 +11,8 @@ import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
 import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.ListTabletServersRequestPB;
+import io.nyala.common.proto.metadata.SysCatalogBatchPB;
+import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
@@ -89,7 +91,7 @@ class CreateTableTest {
 
   @Test
   @Timeout(30)
-  void createTabletGoesToEveryReplicaAndIsResentToSilentOnes() {
+  void createTabletGoesToEveryReplicaAndIsResentToSilentOnes() throws InterruptedException {
     String tableId = m.stub().createTable(Tables.create("lifecycle", 2, 3)).getTableId();
     List<SysTabletEntryPB> tablets = tabletsOf(tableId);
     Map<String, FakeTServer> byUuid = new HashMap<>();
@@ -138,6 +140,28 @@ class CreateTableTest {
     long before = third.createsOf(t0.getTabletId());
     await().atMost(Duration.ofSeconds(10))
         .until(() -> third.createsOf(t0.getTabletId()) > before);
+
+    // Re-replication swaps that silent replica for the fourth server (a joiner, which it
+    // creates itself with joining=true, for a tablet copy): creation must never send the
+    // joiner a plain CreateTablet, which would make it a founding member with an empty log.
+    FakeTServer outsider = tservers.stream().filter(ts -> t0.getReplicasList().stream()
+        .noneMatch(r -> r.getUuid().equals(ts.uuid))).findFirst().orElseThrow();
+    SysTabletEntryPB current = m.master.catalog().catalog().read(s -> s.tablet(
+        t0.getTabletId()));
+    SysTabletEntryPB.Builder swapped = current.toBuilder().clearReplicas();
+    current.getReplicasList().stream().filter(r -> !r.getUuid().equals(third.uuid))
+        .forEach(swapped::addReplicas);
+    swapped.addReplicas(RaftPeerPB.newBuilder().setUuid(outsider.uuid)
+        .setRpcAddress(outsider.registration().getRpcAddress())
+        .setRaftAddress(outsider.registration().getRaftAddress()));
+    m.master.catalog().catalog().write(SysCatalogBatchPB.newBuilder()
+        .addOps(SysCatalogOpPB.newBuilder().setPutTablet(swapped)).build()).join();
+    long thirdBefore = third.createsOf(t0.getTabletId());
+    Thread.sleep(1_000); // three retry intervals (300 ms) of sweeps
+    assertThat(outsider.createsOf(t0.getTabletId())).as("plain CreateTablet to the joiner")
+        .isZero();
+    assertThat(third.createsOf(t0.getTabletId())).as("CreateTablet to the replaced replica")
+        .isLessThanOrEqualTo(thirdBefore + 1);
 
     GetTableSchemaResponsePB schema = m.stub().getTableSchema(GetTableSchemaRequestPB
         .newBuilder().setTable(Tables.byId(tableId)).build());

@@ -106,12 +106,18 @@ final class TabletCreator {
         continue;
       }
       boolean allReported = true;
+      Map<String, Long> sentTo = lastSent.getOrDefault(id, Map.of());
       for (RaftPeerPB replica : p.tablet().getReplicasList()) {
         if (reports.hasReported(id, replica.getUuid())) {
           continue;
         }
+        if (!creating && !sentTo.containsKey(replica.getUuid())) {
+          // Not a founding replica: re-replication added it (a joiner, created by tablet
+          // copy). A plain CreateTablet would make it a founding member with an empty log.
+          continue;
+        }
         allReported = false;
-        Long last = lastSent.getOrDefault(id, Map.of()).get(replica.getUuid());
+        Long last = sentTo.get(replica.getUuid());
         if (last == null || now - last >= retryNanos) {
           send(p.table(), p.tablet(), replica);
         }
