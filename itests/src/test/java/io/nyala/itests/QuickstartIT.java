@@ -1,6 +1,7 @@
 package io.nyala.itests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -43,6 +45,8 @@ class QuickstartIT {
 
   /** Every line the local-cluster process printed, stdout and stderr together, in order. */
   private final List<String> terminal = Collections.synchronizedList(new ArrayList<>());
+  /** Reads {@link #terminal} until the process's output ends. */
+  private Thread reader;
 
   @Test
   void theReadmeFirstSessionWorksAsPrinted() throws Exception {
@@ -77,7 +81,7 @@ class QuickstartIT {
           .waitFor()).isZero();
       assertThat(cluster.waitFor(60, TimeUnit.SECONDS)).as("local-cluster exits on SIGINT")
           .isTrue();
-      Thread.sleep(200); // the reader thread takes the last lines
+      reader.join(10_000); // the terminal's last lines, up to its end of file
       List<String> stop = List.copyOf(terminal.subList(before, terminal.size()));
       System.out.println("QuickstartIT: after Ctrl-C:\n" + String.join("\n", stop));
       assertThat(stop).as("lines printed after Ctrl-C").hasSizeLessThan(15)
@@ -94,7 +98,7 @@ class QuickstartIT {
         new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String[] masters = new String[1];
     Object found = new Object();
-    Thread reader = new Thread(() -> {
+    reader = new Thread(() -> {
       try {
         for (String line; (line = out.readLine()) != null; ) {
           terminal.add(line);
@@ -120,10 +124,8 @@ class QuickstartIT {
     assertThat(masters[0]).as("local-cluster's export line; it printed: %s", terminal)
         .isNotNull();
     // The Ctrl-C hint comes right after the export line.
-    while (p.isAlive() && terminal.stream().noneMatch(l -> l.startsWith("Ctrl-C"))
-        && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    await("local-cluster's Ctrl-C hint").atMost(Duration.ofSeconds(30))
+        .until(() -> !p.isAlive() || terminal.stream().anyMatch(l -> l.startsWith("Ctrl-C")));
     return masters[0];
   }
 

@@ -1,6 +1,8 @@
 package io.nyala.minicluster;
 
 import io.nyala.common.NyalaException;
+import io.nyala.master.MasterServer;
+import io.nyala.tserver.TabletServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,6 +60,26 @@ final class LoopbackAddresses {
   }
 
   private LoopbackAddresses() {}
+
+  /** Every port the localhost layout needs for {@code masters} and {@code tservers} servers. */
+  static List<Integer> localhostPorts(int masters, int tservers) {
+    List<Integer> ports = new ArrayList<>();
+    int[] masterPorts = {MasterServer.DEFAULT_RPC_PORT, MasterServer.DEFAULT_RAFT_PORT,
+        MasterServer.DEFAULT_WEB_PORT};
+    int[] tserverPorts = {TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
+        TabletServer.DEFAULT_WEB_PORT};
+    for (int i = 0; i < masters; i++) {
+      for (int p : masterPorts) {
+        ports.add(p + PORT_STEP * i);
+      }
+    }
+    for (int i = 0; i < tservers; i++) {
+      for (int p : tserverPorts) {
+        ports.add(p + PORT_STEP * i);
+      }
+    }
+    return ports;
+  }
 
   /**
    * The layout of the cluster rooted at {@code root}: the one persisted there, else localhost

@@ -58,7 +58,8 @@ public final class MiniCluster implements AutoCloseable {
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
     LoopbackAddresses.Plan plan = LoopbackAddresses.planFor(dataRoot,
-        MasterServer.DEFAULT_RPC_PORT, b.localhostPorts, localhostPorts(b));
+        MasterServer.DEFAULT_RPC_PORT, b.localhostPorts,
+        LoopbackAddresses.localhostPorts(b.numMasters, b.numTabletServers));
     this.localhost = plan.localhost();
     // Encryption flags go first so that flags given to the builder can still override them.
     List<String> masterFlags = new ArrayList<>(encryptionFlags(b.encryption));
@@ -94,24 +95,6 @@ public final class MiniCluster implements AutoCloseable {
    */
   static final List<String> TSERVER_DEFAULTS =
       List.of("--log_container_preallocate_bytes=" + (1 << 20));
-
-  /** Every port of the localhost layout for this builder's server counts. */
-  private static List<Integer> localhostPorts(Builder b) {
-    List<Integer> ports = new ArrayList<>();
-    for (int i = 0; i < b.numMasters; i++) {
-      for (int p : new int[] {MasterServer.DEFAULT_RPC_PORT, MasterServer.DEFAULT_RAFT_PORT,
-          MasterServer.DEFAULT_WEB_PORT}) {
-        ports.add(p + LoopbackAddresses.PORT_STEP * i);
-      }
-    }
-    for (int i = 0; i < b.numTabletServers; i++) {
-      for (int p : new int[] {TabletServer.DEFAULT_RPC_PORT, TabletServer.DEFAULT_RAFT_PORT,
-          TabletServer.DEFAULT_WEB_PORT}) {
-        ports.add(p + LoopbackAddresses.PORT_STEP * i);
-      }
-    }
-    return ports;
-  }
 
   /**
    * Whether the servers listen on 127.0.0.1 on the default ports plus 100 per server (see
