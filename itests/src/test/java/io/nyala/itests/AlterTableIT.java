@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * AlterTable end to end (issue 7, done-when 3): columns added, renamed and dropped on a table
+ * AlterTable end to end: columns added, renamed and dropped on a table
  * with data, across a tablet server restart. Old rows read the added columns' defaults; scans
  * show the new schema; then the table is renamed.
  */

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Encryption at rest end to end (issue 4, Done-when 2 and 3): with encryption on, rows holding a
+ * Encryption at rest end to end (docs/encryption.md, "Proof"): with encryption on, rows holding a
  * marker leave no trace of it in any file of any server after every tablet and the catalog are
  * snapshotted, nor in any log line; with encryption off the same search finds it (so the search
  * is real). The encrypted cluster restarts and returns every row, and a server given another

@@ -23,13 +23,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Exactly-once writes across a leader's death (issue 3, Done-when 1). Every tablet server runs
- * with {@code --fault_drop_write_response_after_commit}: the first answer to each committed write
- * is withheld, so the client's first attempt hangs after the write was applied. While it hangs the
- * leader is SIGKILLed; the client's retry (same client id, same seq_no) reaches the new leader,
- * whose Ratis retry cache — filled when it applied the entry as a follower — answers with the
- * first outcome. A fresh write of the same row (a new seq_no) shows the duplicate is detected,
- * i.e. that the test would fail if retries were re-applied.
+ * Exactly-once writes across a leader's death (docs/architecture.md, "Write path"). Every tablet
+ * server runs with {@code --fault_drop_write_response_after_commit}: the first answer to each
+ * committed write is withheld, so the client's first attempt hangs after the write was applied.
+ * While it hangs the leader is SIGKILLed; the client's retry (same client id, same seq_no) reaches
+ * the new leader, whose Ratis retry cache — filled when it applied the entry as a follower —
+ * answers with the first outcome. A fresh write of the same row (a new seq_no) shows the duplicate
+ * is detected, i.e. that the test would fail if retries were re-applied.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * SIGKILL under load (issue 3, Done-when 4). A writer thread inserts rows in batches and counts
- * the keys the cluster acknowledged; one of three tablet servers is SIGKILLed mid-load; writes
- * must keep being acknowledged; the server is started again and catches up; then every replica
- * of every tablet is made leader in turn (TransferLeadership) and scanned directly: each must
- * hold every acknowledged row.
+ * SIGKILL of a tablet server under load loses no acknowledged row. A writer thread inserts rows in
+ * batches and counts the keys the cluster acknowledged; one of three tablet servers is SIGKILLed
+ * mid-load; writes must keep being acknowledged; the server is started again and catches up; then
+ * every replica of every tablet is made leader in turn (TransferLeadership) and scanned directly:
+ * each must hold every acknowledged row.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class KillTserverIT {

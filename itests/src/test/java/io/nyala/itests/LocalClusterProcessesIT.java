@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code nyala local-cluster --processes} (issue 3, Done-when 5): it runs as a real process,
+ * {@code nyala local-cluster --processes} leaves no process behind: it runs as a real process,
  * prints its masters and one {@code SERVER_PID=} line per server process, serves
  * {@code perf loadgen}, and once it is stopped — SIGTERM as Ctrl-C does, or even SIGKILL, which
  * runs no shutdown hook — none of those server processes is left alive.

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Re-replication end to end (issue 7, done-when 2): RF 3 on 4 tablet servers with a short
+ * Re-replication end to end (docs/architecture.md, "Master"): RF 3 on 4 tablet servers with a short
  * unresponsive timeout; one server stops for good; every tablet it held gets back to 3 live
  * replicas (by the master's locations and by the tservers' own tablet lists), the replacement
  * metric counts exactly those tablets, every row stays readable; when the stopped server comes

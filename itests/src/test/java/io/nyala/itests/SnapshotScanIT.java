@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Snapshot scans (issue 3, Done-when 3). 10,000 rows over 3 tablets; writer threads keep
+ * Every page of a tablet's scan reads one MVCC snapshot (docs/architecture.md, "Read path").
+ * 10,000 rows over 3 tablets; writer threads keep
  * rewriting every row with an increasing generation, each tablet's share in one write request
  * (one Raft entry, so a tablet moves from one generation to the next atomically). Scans paging
  * 100 rows at a time must see each key exactly once and, within a tablet, one generation: every

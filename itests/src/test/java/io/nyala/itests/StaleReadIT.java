@@ -35,12 +35,12 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * No stale reads from a deposed leader (issue 3, Done-when 2). The leader of a fresh tablet is
- * frozen with SIGSTOP; once another replica leads, a row is written through it; the old leader
- * is thawed while the other two are frozen, so it hears of no new term, and is sent a scan
- * directly (no client, no cache): any answer but rows without the new one is fine (no answer at
- * all is the expected one). The others are thawed and the old leader is scanned again: the
- * answer must be NOT_LEADER or contain the new row. Five rounds, each on a fresh table.
+ * No stale reads from a deposed leader (docs/architecture.md, "Read path"). The leader of a fresh
+ * tablet is frozen with SIGSTOP; once another replica leads, a row is written through it; the old
+ * leader is thawed while the other two are frozen, so it hears of no new term, and is sent a scan
+ * directly (no client, no cache): any answer but rows without the new one is fine (no answer at all
+ * is the expected one). The others are thawed and the old leader is scanned again: the answer must
+ * be NOT_LEADER or contain the new row. Five rounds, each on a fresh table.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -30,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ChangeConfig RPC on a tablet's leader (DESIGN §4 "Membership"): ADD_PEER, REMOVE_PEER or
- * REPLACE_PEER as one COMPARE_AND_SET {@code setConfiguration}, answered once the new
- * configuration has committed. A removed replica is then sent a DeleteTablet (best effort: a
+ * The ChangeConfig RPC on a tablet's leader (docs/architecture.md, "Membership"): ADD_PEER,
+ * REMOVE_PEER or REPLACE_PEER as one COMPARE_AND_SET {@code setConfiguration}, answered once the
+ * new configuration has committed. A removed replica is then sent a DeleteTablet (best effort: a
  * dead one is left to the master), so its group goes only after the configuration without it
  * committed and it cannot disturb the remaining members.
  */
@@ -103,10 +103,11 @@ final class ChangeConfigHandler {
   }
 
   /**
-   * A fresh image for the joining peer to copy (DESIGN §4: new replicas are built by tablet
-   * copy): a flush, so the durable index the image is taken at is current; replaying the log
-   * from its start would read writes made before an alter against the schema the new replica
-   * was created with. Best effort: without an image the peer replays the log.
+   * A fresh image for the joining peer to copy (new replicas are built by tablet copy, see
+   * docs/architecture.md, "Tablet copy"): a flush, so the durable index the image is taken at is
+   * current; replaying the log from its start would read writes made before an alter against the
+   * schema the new replica was created with. Best effort: without an image the peer replays the
+   * log.
    */
   private static void snapshotForNewPeer(RaftServer server, TabletReplica replica, long timeout) {
     try {

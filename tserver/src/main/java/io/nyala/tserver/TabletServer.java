@@ -57,9 +57,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A tablet server: hosts tablet replicas (one Ratis division each, DESIGN §4), serves writes and
- * scans, and heartbeats to the master. Start order: filesystem, tablet metadata, Raft, missing
- * groups, RPC, web, heartbeats; {@link #close()} undoes it in reverse.
+ * A tablet server: hosts tablet replicas (one Ratis division each, docs/architecture.md,
+ * "Replication"), serves writes and scans, and heartbeats to the master. Start order: filesystem,
+ * tablet metadata, Raft, missing groups, RPC, web, heartbeats; {@link #close()} undoes it in
+ * reverse.
  */
 public class TabletServer extends ServerBase {
   private static final Logger LOG = LoggerFactory.getLogger(TabletServer.class);

@@ -50,7 +50,10 @@ class TabletStorageTest {
     return ts.tabletManager().get(tablet).stateMachine().store();
   }
 
-  /** Issue 6, done-when 2: under steady writes, flushes keep the Raft log to a few segments. */
+  /**
+   * Under steady writes, flushes (and the Ratis snapshots they trigger, which purge the log) keep
+   * the Raft log to a few segments.
+   */
   @Test
   void flushesKeepTheRaftLogBounded() throws Exception {
     TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());

@@ -17,7 +17,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * The Ratis properties of one server (they apply to every division it hosts, so they are sized
- * for many small groups: DESIGN §4 "Density").
+ * for many small groups: docs/dense-nodes.md, "The thread budget of awake replicas").
  */
 public final class RaftSettings {
   private RaftSettings() {}
@@ -119,9 +119,10 @@ public final class RaftSettings {
   public static final int PROXY_THREADS = 16;
 
   /**
-   * Turns off Ratis' own snapshot file transfer, so that a follower the leader's log cannot
-   * catch up is told to rebuild itself ({@code notifyInstallSnapshotFromLeader}): tablet servers
-   * do that by tablet copy (DESIGN §4). Not for servers whose state machines cannot copy.
+   * Turns off Ratis' own snapshot file transfer, so that a follower the leader's log cannot catch
+   * up is told to rebuild itself ({@code notifyInstallSnapshotFromLeader}): tablet servers do that
+   * by tablet copy (docs/architecture.md, "Tablet copy"). Not for servers whose state machines
+   * cannot copy.
    */
   public static void useStateMachineCopy(RaftProperties p) {
     RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);

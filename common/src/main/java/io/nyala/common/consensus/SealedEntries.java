@@ -8,10 +8,10 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
- * The one place a state machine seals a Raft entry (DESIGN §5): on the leader, in
- * {@code startTransaction}, under the division's current term. If leadership is lost meanwhile
- * the entry is never appended, so sealing under a newer term cannot put a repeated nonce on
- * disk; every replica opens the same bytes with {@link LogPayloads#open}.
+ * The one place a state machine seals a Raft entry (docs/encryption.md, "Raft log entries"): on the
+ * leader, in {@code startTransaction}, under the division's current term. If leadership is lost
+ * meanwhile the entry is never appended, so sealing under a newer term cannot put a repeated nonce
+ * on disk; every replica opens the same bytes with {@link LogPayloads#open}.
  */
 public final class SealedEntries {
   private SealedEntries() {}

@@ -6,9 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.server.protocol.TermIndex;
 
 /**
- * Pulls a tablet's image from its leader into an installer (DESIGN §4 "tablet copy"). The state
- * machine calls it when Ratis reports that the leader's log no longer holds what this replica
- * needs; the server implements it over the TabletCopyService RPCs.
+ * Pulls a tablet's image from its leader into an installer (docs/architecture.md, "Tablet copy").
+ * The state machine calls it when Ratis reports that the leader's log no longer holds what this
+ * replica needs; the server implements it over the TabletCopyService RPCs.
  */
 public interface TabletCopier {
   /**

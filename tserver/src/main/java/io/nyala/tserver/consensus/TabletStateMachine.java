@@ -468,7 +468,7 @@ public final class TabletStateMachine extends BaseStateMachine {
         NyalaException.unavailable("tablet %s is shutting down", tabletId)));
   }
 
-  // ---- tablet copy (DESIGN §4): this replica as source and as destination ----
+  // ---- tablet copy, as source and as destination (docs/architecture.md, "Tablet copy") ----
 
   /**
    * Ratis pauses the state machine before it reloads it after an installed image (and checks

@@ -23,11 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * The block-based tablet store (DESIGN §7): rowsets of layers (see {@code tablet.rowset}); new
- * keys go to the MemRowSet (the last rowset, a single in-memory layer), versions of existing keys
- * to the active in-memory layer (DeltaMemStore) of the rowset holding the key. {@link #flush} and
- * {@link #compact} ({@link StoreMaintenance}) turn in-memory layers into blocks and the
- * superblock records what is durable.
+ * The block-based tablet store (docs/storage-engine.md): rowsets of layers (see
+ * {@code tablet.rowset}); new keys go to the MemRowSet (the last rowset, a single in-memory layer),
+ * versions of existing keys to the active in-memory layer (DeltaMemStore) of the rowset holding the
+ * key. {@link #flush} and {@link #compact} ({@link StoreMaintenance}) turn in-memory layers into
+ * blocks and the superblock records what is durable.
  *
  * <p>Garbage rule: a version is dropped once no pinned snapshot and no future scan can see it,
  * i.e. everything older than the newest version at or before the history horizon

@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * A store's durable image as tablet copy sends it (DESIGN §4): everything the tablet holds up to
- * {@link #lastIndex()}, described by a {@link #manifest()} and made of data {@link #items()}
- * read at any offset. The leader serves one per copy session; the destination rebuilds a store
- * from the same manifest and items through a {@link TabletImageInstaller}.
+ * A store's durable image as tablet copy sends it (docs/architecture.md, "Tablet copy"): everything
+ * the tablet holds up to {@link #lastIndex()}, described by a {@link #manifest()} and made of data
+ * {@link #items()} read at any offset. The leader serves one per copy session; the destination
+ * rebuilds a store from the same manifest and items through a {@link TabletImageInstaller}.
  *
  * <p>Contract for implementations (the block-based engine: manifest = its superblock, items =
  * the blocks it lists):

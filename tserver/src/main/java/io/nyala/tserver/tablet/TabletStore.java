@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * A tablet's rows, versioned by the Raft index that wrote them: the seam between consensus and
- * storage (DESIGN §7). The implementation is {@link BlockTabletStore}.
+ * storage (docs/architecture.md, "Tablet storage"). The implementation is {@link BlockTabletStore}.
  *
  * <p>Threading: {@link #apply}, {@link #alterSchema} and {@link #markApplied} are called by one
  * thread at a time (the division's apply thread), in increasing index order; scans, pins and

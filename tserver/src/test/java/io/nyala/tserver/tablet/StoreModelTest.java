@@ -21,12 +21,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 6, done-when 1: a seeded random workload of row operations, flushes, compactions (forced,
- * and picked by random small policies: rowset merges, minor and major delta compactions), schema
- * changes and restarts (reopen from the superblock, then replay what came after its durable
- * index, as Ratis does) always scans to exactly what {@link StoreModel} holds, at the newest
- * state and at pinned older snapshots. A failure names its seed; {@code -Dmodel.seed=N} reruns
- * one seed, {@code -Dmodel.ops=N} changes the length.
+ * The store matches its model: a seeded random workload of row operations, flushes, compactions
+ * (forced, and picked by random small policies: rowset merges, minor and major delta compactions),
+ * schema changes and restarts (reopen from the superblock, then replay what came after its durable
+ * index, as Ratis does) always scans to exactly what {@link StoreModel} holds, at the newest state
+ * and at pinned older snapshots. A failure names its seed; {@code -Dmodel.seed=N} reruns one seed,
+ * {@code -Dmodel.ops=N} changes the length.
  */
 @Timeout(60)
 class StoreModelTest {

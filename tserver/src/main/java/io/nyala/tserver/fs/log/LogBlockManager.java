@@ -24,11 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The log block manager (DESIGN §6). All mutable state (block map, containers) is guarded by
- * {@code this}, except a container's data appends, which belong to the one block holding it
- * (see {@link Creation}). Commits sync data outside the lock and hold it across the metadata
- * appends and fsyncs, keeping the group-commit order: data fsync, CREATE records, metadata
- * fsync.
+ * The log block manager (docs/architecture.md, "Block managers"). All mutable state (block map,
+ * containers) is guarded by {@code this}, except a container's data appends, which belong to the
+ * one block holding it (see {@link Creation}). Commits sync data outside the lock and hold it
+ * across the metadata appends and fsyncs, keeping the group-commit order: data fsync, CREATE
+ * records, metadata fsync.
  */
 public final class LogBlockManager implements BlockManager {
   private static final Logger LOG = LoggerFactory.getLogger(LogBlockManager.class);
