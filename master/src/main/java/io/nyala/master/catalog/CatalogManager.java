@@ -324,7 +324,7 @@ public final class CatalogManager {
     ddlLock.lock();
     try {
       SysTableEntryPB table = catalog.read(s -> findTable(s, req.getTable()));
-      altered = SchemaChange.apply(table, req);
+      altered = TableAlteration.apply(table, req);
       String newName = altered.getName();
       if (!newName.equals(table.getName())
           && catalog.read(s -> s.tableByName(newName)) != null) {

@@ -16,8 +16,8 @@ import java.util.List;
  * validates and builds; the caller writes. Every error is INVALID_ARGUMENT naming the table
  * and the column.
  */
-final class SchemaChange {
-  private SchemaChange() {}
+final class TableAlteration {
+  private TableAlteration() {}
 
   static SysTableEntryPB apply(SysTableEntryPB table, AlterTableRequestPB req) {
     String name = table.getName();
