@@ -1,11 +1,8 @@
 package io.nyala.master.catalog;
 
-import com.google.protobuf.ByteString;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
-import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.partition.PartitionSchema;
-import io.nyala.common.proto.ColumnSchemaPB;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.SchemaPB;
@@ -24,18 +21,13 @@ import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
-import io.nyala.common.proto.metadata.TableStatePB;
 import io.nyala.common.schema.Schema;
-import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
-import io.nyala.common.security.WrappedKey;
 import io.nyala.master.placement.ReplicaPlacer;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
@@ -59,23 +51,19 @@ public final class CatalogManager {
   private final SysCatalog catalog;
   private final TSManager tsManager;
   private final TSAdminClient admin;
-  private final ReplicaPlacer placer;
   private final Settings settings;
   private final ReplicaReports reports;
   private final TabletCreator creator;
   private final CatalogLeadership leadership;
   private final TabletReportProcessor reportProcessor;
   private final SchemaPropagator schemas;
+  private final NewTableEntries newTables;
   /**
    * Serializes DDL so a check (name free, table present) and the write it guards cannot
    * interleave with another DDL; held across the catalog write.
    */
   private final ReentrantLock ddlLock = new ReentrantLock();
   private volatile Runnable leaderReadyHook = () -> { };
-
-  /** Wraps new tablet keys; null when the cluster does not encrypt. */
-  private final KeyProvider keys;
-  private final int keyBits;
 
   /**
    * {@code keys} (null: no encryption) wraps a fresh {@code keyBits} data key for each new
@@ -84,13 +72,11 @@ public final class CatalogManager {
   public CatalogManager(SysCatalog catalog, TSManager tsManager, TSAdminClient admin,
       ReplicaPlacer placer, Settings settings, LongSupplier nanoClock, KeyProvider keys,
       int keyBits) {
-    this.keys = keys;
-    this.keyBits = keyBits;
     this.catalog = catalog;
     this.tsManager = tsManager;
     this.admin = admin;
-    this.placer = placer;
     this.settings = settings;
+    this.newTables = new NewTableEntries(catalog, tsManager, placer, keys, keyBits);
     this.reports = new ReplicaReports(catalog::bumpLocationsOfTablet);
     this.creator = new TabletCreator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs());
@@ -176,41 +162,10 @@ public final class CatalogManager {
       if (catalog.read(s -> s.tableByName(name)) != null) {
         throw NyalaException.alreadyPresent("table '%s' already exists", name);
       }
-      List<TSDescriptor> live = tsManager.live();
-      Map<String, Integer> loads = new HashMap<>();
-      Map<String, Integer> counts = replicaCounts();
-      live.forEach(d -> loads.put(d.uuid(), counts.getOrDefault(d.uuid(), 0)));
-      List<List<String>> placement = placer.place(loads, partitions.size(), rf);
-      SysTableEntryPB table = SysTableEntryPB.newBuilder()
-          .setTableId(RaftIds.newId())
-          .setName(name)
-          .setSchema(withColumnIds(req.getSchema()))
-          .setPartitionSchema(ps.toPb())
-          .setNumReplicas(rf)
-          .setState(TableStatePB.TABLE_RUNNING)
-          .setCreatedTimeMillis(System.currentTimeMillis())
-          .setNextColumnId(req.getSchema().getColumnsCount() + 1)
-          .build();
-      List<SysTabletEntryPB> tablets = new ArrayList<>();
-      SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder()
-          .addOps(SysCatalogOpPB.newBuilder().setPutTable(table));
-      for (int i = 0; i < partitions.size(); i++) {
-        SysTabletEntryPB.Builder tb = SysTabletEntryPB.newBuilder()
-            .setTabletId(RaftIds.newId())
-            .setTableId(table.getTableId())
-            .setPartition(partitions.get(i))
-            .addAllReplicas(peers(placement.get(i)))
-            .setState(SysTabletStatePB.SYS_TABLET_CREATING);
-        if (keys != null) {
-          WrappedKey w = keys.wrapServerKey(KeyMaterial.random(keyBits));
-          tb.setWrappedTabletKey(ByteString.copyFrom(w.wrapped()))
-              .setTabletKeyVersion(w.clusterKeyVersion());
-        }
-        SysTabletEntryPB t = tb.build();
-        tablets.add(t);
-        batch.addOps(SysCatalogOpPB.newBuilder().setPutTablet(t));
-      }
-      catalog.writeSync(batch.build());
+      NewTableEntries.Entries entries = newTables.build(name, req, ps, rf, partitions);
+      SysTableEntryPB table = entries.table();
+      List<SysTabletEntryPB> tablets = entries.tablets();
+      catalog.writeSync(entries.batch());
       LOG.info("created table '{}' ({}) with {} tablets x {} replicas", name,
           table.getTableId(), tablets.size(), rf);
       creator.sendAll(table, tablets);
@@ -239,38 +194,9 @@ public final class CatalogManager {
     }
   }
 
-  /** Column ids start at 1 (0 means unassigned); the first schema version is 1. */
-  private static SchemaPB withColumnIds(SchemaPB in) {
-    SchemaPB.Builder b = SchemaPB.newBuilder().setVersion(1);
-    int id = 1;
-    for (ColumnSchemaPB c : in.getColumnsList()) {
-      b.addColumns(c.toBuilder().setId(id++));
-    }
-    return b.build();
-  }
-
-  private List<RaftPeerPB> peers(List<String> uuids) {
-    List<RaftPeerPB> out = new ArrayList<>();
-    for (String u : uuids) {
-      TSDescriptor d = tsManager.get(u);
-      out.add(RaftPeerPB.newBuilder()
-          .setUuid(u)
-          .setRaftAddress(d.registration().getRaftAddress())
-          .setRpcAddress(d.registration().getRpcAddress())
-          .build());
-    }
-    return out;
-  }
-
   /** Replicas per tserver uuid, as the catalog assigns them. */
   public Map<String, Integer> replicaCounts() {
-    return catalog.read(s -> {
-      Map<String, Integer> m = new HashMap<>();
-      for (SysTabletEntryPB t : s.tablets()) {
-        t.getReplicasList().forEach(r -> m.merge(r.getUuid(), 1, Integer::sum));
-      }
-      return m;
-    });
+    return newTables.replicaCounts();
   }
 
   public boolean isCreateTableDone(TableIdentifierPB ident) {
