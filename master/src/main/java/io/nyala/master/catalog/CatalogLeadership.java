@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * Turns Raft leadership of the catalog into "this master may serve". A new leader first writes
  * one entry (the cluster id on the very first leadership, else an empty batch): once it is
  * applied, every earlier entry is applied too, so the catalog it reads is complete. Only then
- * does it reset the in-memory reports and liveness clocks and start serving.
+ * does it reset the in-memory reports and liveness clocks and start serving. Where it stands is
+ * one {@link CatalogLeadershipState}, changed only by that type's checked transitions.
  */
 public final class CatalogLeadership {
   private static final Logger LOG = LoggerFactory.getLogger(CatalogLeadership.class);
@@ -23,38 +24,59 @@ public final class CatalogLeadership {
 
   private final SysCatalog catalog;
   private final Runnable onReady;
-  /** The term this master is ready to serve in, or -1; written by poll and the write callback. */
-  private volatile long readyTerm = -1;
-  /** The term whose barrier write is in flight, or -1. */
-  private volatile long becomingTerm = -1;
+  /**
+   * Written only by {@link #compareAndSet} under {@code this} (poll runs on the master's ticker,
+   * the barrier's outcome on a Ratis thread); read without the lock.
+   */
+  private volatile CatalogLeadershipState state = CatalogLeadershipState.FOLLOWER;
 
   CatalogLeadership(SysCatalog catalog, Runnable onReady) {
     this.catalog = catalog;
     this.onReady = onReady;
   }
 
+  /** Where this master stands in leading the catalog. */
+  public CatalogLeadershipState state() {
+    return state;
+  }
+
+  /**
+   * Moves from {@code expected} to {@code next} (a checked transition); false, changing
+   * nothing, if the state is no longer {@code expected}: the other thread moved first.
+   */
+  private synchronized boolean compareAndSet(CatalogLeadershipState expected,
+      CatalogLeadershipState next) {
+    if (!state.equals(expected)) {
+      return false;
+    }
+    state = state.to(next);
+    return true;
+  }
+
   /** Follows leadership changes; returns whether this master is the ready leader. */
   boolean poll() {
     long term = catalog.leaderTerm();
+    CatalogLeadershipState now = state;
     if (term < 0) {
-      if (readyTerm >= 0) {
-        LOG.info("no longer the sys catalog leader (was in term {})", readyTerm);
+      if (now instanceof CatalogLeadershipState.Ready r) {
+        LOG.info("no longer the sys catalog leader (was in term {})", r.term());
       }
-      readyTerm = -1;
-      becomingTerm = -1;
+      if (!(now instanceof CatalogLeadershipState.Follower)) {
+        compareAndSet(now, CatalogLeadershipState.FOLLOWER);
+      }
       return false;
     }
-    if (readyTerm == term) {
+    if (now.isReadyAt(term)) {
       return true;
     }
-    if (becomingTerm != term) {
-      becomingTerm = term;
+    CatalogLeadershipState becoming = new CatalogLeadershipState.Becoming(term);
+    if (!now.isBecomingAt(term) && compareAndSet(now, becoming)) {
       try {
         becomeLeader(term);
       } catch (RuntimeException e) {
-        // Without this reset no later poll of this term would try again: the master would
+        // Without going back no later poll of this term would try again: the master would
         // lead the catalog without ever serving.
-        becomingTerm = -1;
+        compareAndSet(becoming, CatalogLeadershipState.FOLLOWER);
         throw e;
       }
     }
@@ -73,11 +95,13 @@ public final class CatalogLeadership {
   }
 
   private void barrierDone(long term, Throwable t) {
-    if (t == null && catalog.leaderTerm() == term) {
+    CatalogLeadershipState becoming = new CatalogLeadershipState.Becoming(term);
+    if (t == null && catalog.leaderTerm() == term && state.isBecomingAt(term)) {
       onReady.run();
-      readyTerm = term;
-      LOG.info("sys catalog leader in term {}, cluster id {}", term,
-          catalog.read(CatalogState::clusterId));
+      if (compareAndSet(becoming, new CatalogLeadershipState.Ready(term))) {
+        LOG.info("sys catalog leader in term {}, cluster id {}", term,
+            catalog.read(CatalogState::clusterId));
+      }
       return;
     }
     if (t != null) {
@@ -90,11 +114,12 @@ public final class CatalogLeadership {
             t.getMessage());
       }
     }
-    becomingTerm = -1; // the next poll tries again if still leader
+    compareAndSet(becoming, CatalogLeadershipState.FOLLOWER); // the next poll tries again
   }
 
+  /** Whether this master is the ready leader of the catalog's current term. */
   public boolean isReady() {
-    return readyTerm >= 0 && readyTerm == catalog.leaderTerm();
+    return state.isReadyAt(catalog.leaderTerm());
   }
 
   /** Throws NOT_LEADER with a hint, or SERVICE_UNAVAILABLE while becoming the leader. */
@@ -103,7 +128,7 @@ public final class CatalogLeadership {
     if (term < 0) {
       throw catalog.notLeader();
     }
-    if (readyTerm != term) {
+    if (!state.isReadyAt(term)) {
       throw NyalaException.unavailable("this master is becoming the leader (term %d); retry",
           term);
     }
