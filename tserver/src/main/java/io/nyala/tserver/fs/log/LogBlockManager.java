@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,8 +42,7 @@ public final class LogBlockManager implements BlockManager {
   private final List<Container> all = new ArrayList<>();
   private final BlockIdAllocator ids;
   private final StartupReport report;
-  private final ExecutorService puncher;
-  private final AtomicLong holesPunched = new AtomicLong();
+  private final HolePunchQueue puncher;
   private final AtomicLong bytesPreallocated = new AtomicLong();
   private long deadDeleted;
   private int nextDir;
@@ -74,11 +72,7 @@ public final class LogBlockManager implements BlockManager {
     ids = new BlockIdAllocator(opts.env(), opts.dataDirs(), maxId);
     long bytes = blocks.values().stream().mapToLong(Loc::length).sum();
     report = new StartupReport(all.size(), blocks.size(), bytes, repairs, problems);
-    puncher = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "lbm-hole-puncher");
-      t.setDaemon(true);
-      return t;
-    });
+    puncher = new HolePunchQueue(this::isDeleted);
   }
 
   private void addLoaded(ContainerLoader.Loaded ld) {
@@ -237,7 +231,7 @@ public final class LogBlockManager implements BlockManager {
     }
     for (Map.Entry<Container, List<Loc>> e : freed.entrySet()) {
       if (!e.getValue().isEmpty()) {
-        puncher.execute(() -> punch(e.getKey(), e.getValue()));
+        puncher.enqueue(e.getKey(), e.getValue());
       }
       deleteIfDead(e.getKey());
     }
@@ -304,46 +298,20 @@ public final class LogBlockManager implements BlockManager {
         }
       }
       if (!freed.isEmpty()) {
-        puncher.execute(() -> punch(c, freed));
+        puncher.enqueue(c, freed);
       }
       deleteIfDead(c);
     }
     return List.copyOf(ids);
   }
 
-  /**
-   * Punches the freed ranges of one deletion in one container, merging neighbours: a batch
-   * that frees a run of blocks costs one fallocate, not one per block.
-   */
-  private void punch(Container c, List<Loc> freed) {
-    synchronized (this) {
-      if (c.deleted) {
-        return;
-      }
-    }
-    freed.sort(java.util.Comparator.comparingLong(Loc::offset));
-    List<long[]> ranges = new ArrayList<>();
-    long[] cur = null;
-    for (Loc l : freed) {
-      long end = c.alignUp(l.offset() + l.length());
-      if (cur != null && cur[0] + cur[1] == l.offset() + c.headerBytes) {
-        cur[1] = end + c.headerBytes - cur[0];
-        cur[2]++;
-      } else {
-        cur = new long[] {l.offset() + c.headerBytes, end - l.offset(), 1};
-        ranges.add(cur);
-      }
-    }
-    holesPunched.addAndGet(HolePuncher.punch(c.dataPath(), ranges));
+  private synchronized boolean isDeleted(Container c) {
+    return c.deleted;
   }
 
   /** Waits until every hole queued so far is punched. */
   public void awaitHolePunching() {
-    try {
-      puncher.submit(() -> { }).get();
-    } catch (Exception e) {
-      throw new IllegalStateException("hole punching failed", e);
-    }
+    puncher.await();
   }
 
   @Override
@@ -411,7 +379,7 @@ public final class LogBlockManager implements BlockManager {
       bytes += c.liveBytes;
       full += c.isFull(opts) ? 1 : 0;
     }
-    return new BlockManagerMetrics(blocks.size(), bytes, all.size(), full, holesPunched.get(),
+    return new BlockManagerMetrics(blocks.size(), bytes, all.size(), full, puncher.holesPunched(),
         deadDeleted, bytesPreallocated.get());
   }
 
@@ -422,12 +390,7 @@ public final class LogBlockManager implements BlockManager {
 
   @Override
   public void close() {
-    puncher.shutdown();
-    try {
-      puncher.awaitTermination(1, TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    puncher.close();
     synchronized (this) {
       all.forEach(Container::close);
     }
