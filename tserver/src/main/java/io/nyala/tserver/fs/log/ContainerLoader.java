@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +45,39 @@ final class ContainerLoader {
   ContainerLoader(LbmOptions opts) {
     this.opts = opts;
     this.env = opts.env();
+  }
+
+  /**
+   * Loads every data directory (creating missing ones when repairing), one thread per
+   * directory; returns one loader per directory, in the order of {@code opts.dataDirs()}.
+   */
+  static List<ContainerLoader> loadAll(LbmOptions opts) {
+    List<ContainerLoader> loaders = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(opts.dataDirs().size());
+    try {
+      List<Future<?>> fs = new ArrayList<>();
+      for (Path dir : opts.dataDirs()) {
+        if (opts.repair()) {
+          opts.env().createDirs(dir);
+        }
+        ContainerLoader l = new ContainerLoader(opts);
+        loaders.add(l);
+        fs.add(pool.submit(() -> l.loadDir(dir)));
+      }
+      for (Future<?> f : fs) {
+        try {
+          f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw e.getCause() instanceof RuntimeException re ? re : new RuntimeException(e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw NyalaException.ioError("interrupted while loading containers", e);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return loaders;
   }
 
   void loadDir(Path dir) {

@@ -14,9 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -88,31 +85,7 @@ public final class LogBlockManager implements BlockManager {
 
   /** Opens (creating missing dirs), replaying all containers with one thread per dir. */
   public static LogBlockManager open(LbmOptions opts) {
-    List<ContainerLoader> loaders = new ArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(opts.dataDirs().size());
-    try {
-      List<Future<?>> fs = new ArrayList<>();
-      for (Path dir : opts.dataDirs()) {
-        if (opts.repair()) {
-          opts.env().createDirs(dir);
-        }
-        ContainerLoader l = new ContainerLoader(opts);
-        loaders.add(l);
-        fs.add(pool.submit(() -> l.loadDir(dir)));
-      }
-      for (Future<?> f : fs) {
-        try {
-          f.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          throw e.getCause() instanceof RuntimeException re ? re : new RuntimeException(e);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw NyalaException.ioError("interrupted while loading containers", e);
-        }
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    List<ContainerLoader> loaders = ContainerLoader.loadAll(opts);
     LogBlockManager m = new LogBlockManager(opts, loaders);
     if (!m.report.clean()) {
       LOG.warn("log block manager startup:\n{}", m.report);
