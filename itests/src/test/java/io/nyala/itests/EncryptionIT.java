@@ -188,7 +188,7 @@ class EncryptionIT {
     Set<String> snapshotted = new HashSet<>();
     Set<String> tablets = new HashSet<>();
     for (int i = 0; i < cluster.numTabletServers(); i++) {
-      TabletServer ts = cluster.tabletServerObject(i);
+      TabletServer ts = cluster.inProcessTabletServer(i);
       for (TabletReplica r : ts.tabletManager().replicas()) {
         tablets.add(r.tabletId());
         try {
@@ -202,7 +202,7 @@ class EncryptionIT {
       }
     }
     assertThat(snapshotted).as("tablets snapshotted").isEqualTo(tablets).hasSize(3);
-    cluster.masterServer(0).snapshotCatalog();
+    cluster.inProcessMaster(0).snapshotCatalog();
   }
 
   private static Map<String, String> scanAll(NyalaClient client, NyalaTable table) {

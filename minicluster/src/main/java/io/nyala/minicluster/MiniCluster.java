@@ -387,12 +387,12 @@ public final class MiniCluster implements AutoCloseable {
   }
 
   /** The running master object, for in-process tests (null when stopped). */
-  public MasterServer masterServer(int index) {
+  public MasterServer inProcessMaster(int index) {
     return (MasterServer) masters.get(index).server();
   }
 
   /** The running tablet server object, for in-process tests (null when stopped). */
-  public TabletServer tabletServerObject(int index) {
+  public TabletServer inProcessTabletServer(int index) {
     return (TabletServer) tservers.get(index).server();
   }
 

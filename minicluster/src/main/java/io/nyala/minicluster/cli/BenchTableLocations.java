@@ -44,7 +44,7 @@ final class BenchTableLocations implements Callable<Integer> {
         .dataRoot(dir).processMode(ProcessMode.IN_PROCESS).build()) {
       System.err.println("starting 1 master + 3 tablet servers ...");
       cluster.start();
-      MasterServer master = cluster.masterServer(0);
+      MasterServer master = cluster.inProcessMaster(0);
       System.err.printf("creating a table with %d tablets ...%n", tablets);
       TableLocationsBench.createTable(master, "bench_locations", tablets);
       List<Long> sizes = compare ? List.of(0L, cacheMb) : List.of(cacheMb);

@@ -63,9 +63,9 @@ class ClusterKsckTest {
       assertThat(healthy.out()).contains("2 tablets, 0 not healthy").doesNotContain("FAILED");
       assertThat(healthy.out().lines().filter(l -> l.contains(" RUNNING "))).hasSize(6);
 
-      String tablet = c.tabletServerObject(0).tabletManager().replicas().iterator().next()
+      String tablet = c.inProcessTabletServer(0).tabletManager().replicas().iterator().next()
           .tabletId();
-      c.tabletServerObject(0).snapshotTablet(tablet);
+      c.inProcessTabletServer(0).snapshotTablet(tablet);
       c.stopTabletServer(0);
       Path superblock = c.dataRoot().resolve(c.tabletServer(0).name()).resolve("wal")
           .resolve("tablet-data").resolve(tablet);
