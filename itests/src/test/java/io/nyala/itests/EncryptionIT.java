@@ -20,7 +20,7 @@ import io.nyala.common.schema.Type;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ServerInfo;
-import io.nyala.minicluster.cli.NyalaCli;
+import io.nyala.minicluster.cli.NyalaCommand;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.TserverOptions;
 import io.nyala.tserver.replica.TabletReplica;
@@ -141,7 +141,7 @@ class EncryptionIT {
     System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
     int status;
     try {
-      status = NyalaCli.run(args);
+      status = NyalaCommand.run(args);
     } finally {
       System.setOut(old);
     }

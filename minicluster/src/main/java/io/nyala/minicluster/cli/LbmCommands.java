@@ -26,7 +26,7 @@ final class LbmCommands {
       description = {"Builds a log block manager layout (1-byte blocks, shuffled per-batch "
           + "deletions), then times reopens with streaming and with in-memory metadata replay.",
           "Prints the median of each mode and the speedup."})
-  static final class BenchLbmStartup implements Callable<Integer> {
+  static final class BenchLbmStartupCommand implements Callable<Integer> {
     @Option(names = "--batches", defaultValue = "500") int batches;
     @Option(names = "--blocks-per-batch", defaultValue = "1000") int blocksPerBatch;
     @Option(names = "--dirs", defaultValue = "8") int dirs;
@@ -84,7 +84,7 @@ final class LbmCommands {
       description = "Replays the log block manager's containers and prints what was found "
           + "(containers, live blocks, bytes, damage); --repair also repairs it. Encrypted data"
           + " dirs need --encrypt_data_at_rest and the cluster key file, as the server does.")
-  static final class FsCheck implements Callable<Integer> {
+  static final class FsCheckCommand implements Callable<Integer> {
     @Option(names = "--fs_data_dirs", split = ",", required = true,
         description = "The server's data dirs.")
     List<Path> dataDirs;

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
         + "threads call GetTableLocations (max 1000 locations, interned tserver infos) directly "
         + "on the master (call) or over gRPC, one channel per thread (rpc).",
         "Prints req/s, and for rpc the latency percentiles in microseconds."})
-final class BenchTableLocations implements Callable<Integer> {
+final class BenchTableLocationsCommand implements Callable<Integer> {
   @Option(names = "--tablets", defaultValue = "60") int tablets;
   @Option(names = "--threads", defaultValue = "2") int threads;
   @Option(names = "--seconds", defaultValue = "5") double seconds;
