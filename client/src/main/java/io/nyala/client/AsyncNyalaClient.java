@@ -342,8 +342,9 @@ public final class AsyncNyalaClient implements AutoCloseable {
     /**
      * Sets how long one attempt of a tablet RPC (a write batch or a scan page) or of a master
      * RPC may wait for its answer; a master that does not answer in time is skipped for the
-     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the attempt is abandoned and the same request is sent again — to
-     * whichever replica is leader by then — while the operation timeout has time left. Without
+     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the
+     * attempt is abandoned and the same request is sent again — to whichever replica is leader
+     * by then — while the operation timeout has time left. Without
      * it, a leader that froze, or that committed a write but whose answer was lost, would hold
      * the operation until its deadline. Retried writes keep their sequence number, so a write
      * that did commit is answered with its first outcome, not applied twice.
