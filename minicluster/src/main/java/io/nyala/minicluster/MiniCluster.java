@@ -266,9 +266,9 @@ public final class MiniCluster implements AutoCloseable {
   }
 
   /** The running server with this uuid, or null. */
-  public ServerBase serverByUuid(String uuid) {
-    ServerBase s = tservers.serverByUuid(uuid);
-    return s != null ? s : masters.serverByUuid(uuid);
+  public ServerBase inProcessServerByUuid(String uuid) {
+    ServerBase s = tservers.inProcessServerByUuid(uuid);
+    return s != null ? s : masters.inProcessServerByUuid(uuid);
   }
 
   /** Index of the tablet server with this uuid, or -1. */

@@ -94,7 +94,7 @@ final class ServerGroup {
   }
 
   /** The running in-process server with this uuid, or null. */
-  ServerBase serverByUuid(String uuid) {
+  ServerBase inProcessServerByUuid(String uuid) {
     for (ServerNode n : nodes) {
       ServerBase s = n.server();
       if (s != null && s.uuid().equals(uuid)) {
