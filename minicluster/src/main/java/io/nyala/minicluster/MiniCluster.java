@@ -255,17 +255,26 @@ public final class MiniCluster implements AutoCloseable {
     return tservers.get(index).pid();
   }
 
-  /** The running master object, for in-process tests (null when stopped). */
+  /**
+   * The master object running in this JVM, for in-process tests: null when it is stopped, and
+   * always in {@link ProcessMode#EXTERNAL} mode, where it runs in its own process.
+   */
   public MasterServer inProcessMaster(int index) {
     return (MasterServer) masters.get(index).server();
   }
 
-  /** The running tablet server object, for in-process tests (null when stopped). */
+  /**
+   * The tablet server object running in this JVM, for in-process tests: null when it is
+   * stopped, and always in {@link ProcessMode#EXTERNAL} mode.
+   */
   public TabletServer inProcessTabletServer(int index) {
     return (TabletServer) tservers.get(index).server();
   }
 
-  /** The running server with this uuid, or null. */
+  /**
+   * The server object with this uuid running in this JVM (tablet servers searched first), or
+   * null: none runs with it, or the cluster is in {@link ProcessMode#EXTERNAL} mode.
+   */
   public ServerBase inProcessServerByUuid(String uuid) {
     ServerBase s = tservers.inProcessServerByUuid(uuid);
     return s != null ? s : masters.inProcessServerByUuid(uuid);
