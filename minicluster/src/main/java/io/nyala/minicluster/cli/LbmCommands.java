@@ -59,7 +59,8 @@ final class LbmCommands {
           + "in-memory: median %.0f ms %s%n"
           + "speedup:   %.2fx", batches, blocksPerBatch, dirs, deletedPercent,
           encrypt ? "encrypted" : "plain", maxBlocks, r.containers(), r.liveBlocks(),
-          r.metadataBytes() / 1048576.0, r.timedMetadataBytes() / 1048576.0, r.holesPunched(), r.buildSeconds(),
+          r.metadataBytes() / 1048576.0, r.timedMetadataBytes() / 1048576.0, r.holesPunched(),
+          r.buildSeconds(),
           r.streamingMedianMs(), Arrays.toString(r.streamingMs()), r.inMemoryMedianMs(),
           Arrays.toString(r.inMemoryMs()), r.speedup());
     }
@@ -72,7 +73,8 @@ final class LbmCommands {
           + "\"build_seconds\":%.3f,\"streaming_ms\":%s,\"inmem_ms\":%s,"
           + "\"streaming_median_ms\":%.1f,\"inmem_median_ms\":%.1f,\"speedup\":%.3f}",
           batches, blocksPerBatch, dirs, deletedPercent, encrypt, maxBlocks, r.containers(),
-          r.liveBlocks(), r.metadataBytes(), r.timedMetadataBytes(), r.holesPunched(), r.buildSeconds(),
+          r.liveBlocks(), r.metadataBytes(), r.timedMetadataBytes(), r.holesPunched(),
+          r.buildSeconds(),
           Arrays.toString(r.streamingMs()).replace(" ", ""),
           Arrays.toString(r.inMemoryMs()).replace(" ", ""), r.streamingMedianMs(),
           r.inMemoryMedianMs(), r.speedup());

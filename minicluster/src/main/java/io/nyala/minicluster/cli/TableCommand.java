@@ -93,7 +93,8 @@ final class TableCommand implements Runnable {
     @Option(names = "--columns", split = ",", description = "Columns to print (default all).")
     List<String> columns = new ArrayList<>();
 
-    @Option(names = "--limit", defaultValue = "0", description = "At most this many rows (0 = all).")
+    @Option(names = "--limit", defaultValue = "0",
+        description = "At most this many rows (0 = all).")
     long limit;
 
     @picocli.CommandLine.Spec
