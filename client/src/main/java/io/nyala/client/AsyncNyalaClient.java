@@ -5,30 +5,9 @@ import io.nyala.client.locations.TableLocations;
 import io.nyala.client.locations.TabletCaller;
 import io.nyala.client.master.MasterProxy;
 import io.nyala.client.rpc.Backoff;
-import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
-import io.nyala.common.StatusCode;
-import io.nyala.common.partition.PartitionSchema;
-import io.nyala.common.proto.master.AlterTableRequestPB;
-import io.nyala.common.proto.master.AlterTableResponsePB;
-import io.nyala.common.proto.master.CreateTableRequestPB;
-import io.nyala.common.proto.master.CreateTableResponsePB;
-import io.nyala.common.proto.master.DeleteTableRequestPB;
-import io.nyala.common.proto.master.DeleteTableResponsePB;
-import io.nyala.common.proto.master.GetTableLocationsRequestPB;
-import io.nyala.common.proto.master.GetTableLocationsResponsePB;
-import io.nyala.common.proto.master.GetTableSchemaRequestPB;
-import io.nyala.common.proto.master.GetTableSchemaResponsePB;
-import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
-import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
-import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
-import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
-import io.nyala.common.proto.master.ListTablesRequestPB;
-import io.nyala.common.proto.master.ListTablesResponsePB;
-import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
-import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.schema.Schema;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -38,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * The asynchronous Nyala client: every call returns a {@link CompletableFuture} that fails with a
@@ -51,20 +29,16 @@ import java.util.function.Supplier;
 public final class AsyncNyalaClient implements AutoCloseable {
   /** Default master RPC port, used for addresses given without one. */
   public static final int DEFAULT_MASTER_PORT = 7051;
-  /** How many tablets one location lookup asks for, so a scan needs few lookups. */
-  static final int LOCATIONS_PER_LOOKUP = 20;
 
   private final List<HostPort> masterAddresses;
   private final long operationTimeoutMs;
   private final long adminOperationTimeoutMs;
   private final int maxWriteRequestBytes;
   private final Transport transport = new Transport();
-  private final Backoff backoff = Backoff.DEFAULT;
-  private final MasterProxy master;
   private final TabletCaller tabletCaller;
   private final Batcher batcher;
-  private final ConcurrentHashMap<String, TableLocations> locationsByTableId =
-      new ConcurrentHashMap<>();
+  private final LocationCache locations;
+  private final TableDdl ddl;
   private final Set<NyalaSession> openSessions = ConcurrentHashMap.newKeySet();
   private final ByteString clientId;
   private final AtomicLong nextSeqNo = new AtomicLong(1);
@@ -75,9 +49,13 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.operationTimeoutMs = b.operationTimeoutMs;
     this.adminOperationTimeoutMs = b.adminOperationTimeoutMs;
     this.maxWriteRequestBytes = b.maxWriteRequestBytes;
-    this.master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
+    Backoff backoff = Backoff.DEFAULT;
+    MasterProxy master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
     this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs);
     this.batcher = new Batcher(this);
+    this.locations = new LocationCache(master);
+    this.ddl = new TableDdl(this, master, transport, backoff, locations,
+        adminOperationTimeoutMs);
     byte[] id = new byte[16];
     new SecureRandom().nextBytes(id);
     this.clientId = ByteString.copyFrom(id);
@@ -119,52 +97,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    */
   public CompletableFuture<NyalaTable> createTable(String name, Schema schema,
       CreateTableOptions options) {
-    PartitionSchema ps;
-    try {
-      checkTableName(name);
-      if (schema.keyColumnCount() == 0) {
-        throw NyalaException.invalidArgument("table '%s': schema has no primary key column", name);
-      }
-      ps = options.partitionSchema(schema);
-    } catch (NyalaException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    Deadline d = Deadline.after(adminOperationTimeoutMs);
-    CreateTableRequestPB req = CreateTableRequestPB.newBuilder().setName(name)
-        .setSchema(schema.toPb()).setPartitionSchema(ps.toPb())
-        .setNumReplicas(options.getNumReplicas()).build();
-    return master.call("CreateTable '" + name + "'", req, MasterServiceStub::createTable,
-            CreateTableResponsePB::getError, d)
-        .thenCompose(resp -> waitForCreation(name, resp.getTableId(), d, 0))
-        .thenCompose(id -> getTableSchema(TableIdentifierPB.newBuilder().setTableId(id).build(),
-            name, d));
-  }
-
-  private CompletableFuture<String> waitForCreation(String name, String id, Deadline d,
-      int attempt) {
-    IsCreateTableDoneRequestPB req = IsCreateTableDoneRequestPB.newBuilder()
-        .setTable(TableIdentifierPB.newBuilder().setTableId(id)).build();
-    return pollUntil(() -> master.call("IsCreateTableDone '" + name + "'", req,
-            MasterServiceStub::isCreateTableDone, IsCreateTableDoneResponsePB::getError, d)
-            .thenApply(IsCreateTableDoneResponsePB::getDone), d, attempt,
-        () -> NyalaException.timedOut("table '%s' was not created within %d ms", name,
-            d.timeoutMillis()))
-        .thenApply(v -> id);
-  }
-
-  /** Asks {@code done} with backoff until it answers true; fails with {@code timeout}. */
-  private CompletableFuture<Void> pollUntil(Supplier<CompletableFuture<Boolean>> done,
-      Deadline d, int attempt, Supplier<NyalaException> timeout) {
-    return done.get().thenCompose(ok -> {
-      if (ok) {
-        return CompletableFuture.completedFuture(null);
-      }
-      if (d.expired()) {
-        throw timeout.get();
-      }
-      long delay = Math.min(backoff.delayMillis(attempt), d.remainingMillis());
-      return transport.delay(delay).thenCompose(v -> pollUntil(done, d, attempt + 1, timeout));
-    });
+    return ddl.createTable(name, schema, options);
   }
 
   /**
@@ -174,20 +107,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    * @return the table; fails with NOT_FOUND if there is no such table
    */
   public CompletableFuture<NyalaTable> openTable(String name) {
-    return getTableSchema(TableIdentifierPB.newBuilder().setTableName(name).build(), name,
-        Deadline.after(adminOperationTimeoutMs));
-  }
-
-  private CompletableFuture<NyalaTable> getTableSchema(TableIdentifierPB id, String name,
-      Deadline d) {
-    GetTableSchemaRequestPB req = GetTableSchemaRequestPB.newBuilder().setTable(id).build();
-    return master.call("GetTableSchema '" + name + "'", req, MasterServiceStub::getTableSchema,
-        GetTableSchemaResponsePB::getError, d).thenApply(resp -> {
-          Schema schema = Schema.fromPb(resp.getSchema());
-          PartitionSchema ps = PartitionSchema.fromPb(resp.getPartitionSchema(), schema);
-          return new NyalaTable(this, resp.getTableId(), resp.getTableName(), schema, ps,
-              resp.getNumReplicas());
-        });
+    return ddl.openTable(name);
   }
 
   /**
@@ -199,27 +119,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    * @return the table with its new name and schema
    */
   public CompletableFuture<NyalaTable> alterTable(String name, AlterTableOptions options) {
-    Deadline d = Deadline.after(adminOperationTimeoutMs);
-    AlterTableRequestPB req = options.toPb()
-        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
-    return master.call("AlterTable '" + name + "'", req, MasterServiceStub::alterTable,
-            AlterTableResponsePB::getError, d)
-        .thenCompose(resp -> {
-          // Cached locations carry the old name; the next lookup refetches them.
-          locationsByTableId.remove(resp.getTableId());
-          TableIdentifierPB id = TableIdentifierPB.newBuilder().setTableId(resp.getTableId())
-              .build();
-          return waitForAlter(name, id, d).thenCompose(v -> getTableSchema(id, name, d));
-        });
-  }
-
-  private CompletableFuture<Void> waitForAlter(String name, TableIdentifierPB id, Deadline d) {
-    IsAlterTableDoneRequestPB req = IsAlterTableDoneRequestPB.newBuilder().setTable(id).build();
-    return pollUntil(() -> master.call("IsAlterTableDone '" + name + "'", req,
-            MasterServiceStub::isAlterTableDone, IsAlterTableDoneResponsePB::getError, d)
-            .thenApply(IsAlterTableDoneResponsePB::getDone), d, 0,
-        () -> NyalaException.timedOut("alter of table '%s' did not reach every tablet within "
-            + "%d ms", name, d.timeoutMillis()));
+    return ddl.alterTable(name, options);
   }
 
   /**
@@ -229,13 +129,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    * @return completes when the master has deleted it; fails with NOT_FOUND if absent
    */
   public CompletableFuture<Void> deleteTable(String name) {
-    DeleteTableRequestPB req = DeleteTableRequestPB.newBuilder()
-        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
-    return master.call("DeleteTable '" + name + "'", req, MasterServiceStub::deleteTable,
-        DeleteTableResponsePB::getError, Deadline.after(adminOperationTimeoutMs)).thenApply(r -> {
-          locationsByTableId.values().removeIf(l -> l.tableName().equals(name));
-          return null;
-        });
+    return ddl.deleteTable(name);
   }
 
   /**
@@ -265,15 +159,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    * @return one entry per table
    */
   public CompletableFuture<List<TableInfo>> listTableInfos(String nameFilter) {
-    ListTablesRequestPB req = ListTablesRequestPB.newBuilder().setNameFilter(nameFilter).build();
-    return master.call("ListTables", req, MasterServiceStub::listTables,
-        ListTablesResponsePB::getError, Deadline.after(adminOperationTimeoutMs)).thenApply(r -> {
-          List<TableInfo> out = new ArrayList<>(r.getTablesCount());
-          for (ListTablesResponsePB.TableInfo t : r.getTablesList()) {
-            out.add(new TableInfo(t.getId(), t.getName(), t.getNumTablets(), t.getNumReplicas()));
-          }
-          return out;
-        });
+    return ddl.listTableInfos(nameFilter);
   }
 
   /**
@@ -283,16 +169,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    * @return true if the master knows it
    */
   public CompletableFuture<Boolean> tableExists(String name) {
-    return openTable(name).handle((t, err) -> {
-      if (err == null) {
-        return true;
-      }
-      NyalaException e = NyalaException.from(err);
-      if (e.code() == StatusCode.NOT_FOUND) {
-        return false;
-      }
-      throw e;
-    });
+    return ddl.tableExists(name);
   }
 
   // ---- sessions and scanners --------------------------------------------------------------
@@ -388,26 +265,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
    * @return its cache, made on first use
    */
   TableLocations locations(NyalaTable table) {
-    return locationsByTableId.computeIfAbsent(table.getTableId(), id -> new TableLocations(
-        table.getName(), (key, d) -> fetchLocations(id, table.getName(), key, d),
-        System::nanoTime));
-  }
-
-  private CompletableFuture<GetTableLocationsResponsePB> fetchLocations(String tableId,
-      String name, byte[] start, Deadline d) {
-    GetTableLocationsRequestPB req = GetTableLocationsRequestPB.newBuilder()
-        .setTable(TableIdentifierPB.newBuilder().setTableId(tableId).setTableName(name))
-        .setPartitionKeyStart(ByteString.copyFrom(start))
-        .setMaxReturnedLocations(LOCATIONS_PER_LOOKUP)
-        .setInternTsInfosInResponse(true).build();
-    return master.call("GetTableLocations of table '" + name + "'", req,
-        MasterServiceStub::getTableLocations, GetTableLocationsResponsePB::getError, d);
-  }
-
-  private static void checkTableName(String name) {
-    if (name == null || name.isBlank()) {
-      throw NyalaException.invalidArgument("table name must not be empty");
-    }
+    return locations.of(table);
   }
 
   /**
@@ -484,8 +342,9 @@ public final class AsyncNyalaClient implements AutoCloseable {
     /**
      * Sets how long one attempt of a tablet RPC (a write batch or a scan page) or of a master
      * RPC may wait for its answer; a master that does not answer in time is skipped for the
-     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the attempt is abandoned and the same request is sent again — to
-     * whichever replica is leader by then — while the operation timeout has time left. Without
+     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the
+     * attempt is abandoned and the same request is sent again — to whichever replica is leader
+     * by then — while the operation timeout has time left. Without
      * it, a leader that froze, or that committed a write but whose answer was lost, would hold
      * the operation until its deadline. Retried writes keep their sequence number, so a write
      * that did commit is answered with its first outcome, not applied twice.

@@ -25,7 +25,10 @@
  * }
  * }</pre>
  *
- * <p>This package holds the user-facing API and the write and scan paths; the transport, master
- * leader discovery and the tablet location cache live in its subpackages and are not API.
+ * <p>This package holds the user-facing API and the write and scan paths, the DDL calls behind
+ * the client ({@code TableDdl}) and the client's per-table location caches
+ * ({@code LocationCache}); the transport, master leader discovery and the tablet location cache
+ * itself live in its subpackages and are not API. It must not reach into servers: everything
+ * goes through the master's and tablet servers' RPCs.
  */
 package io.nyala.client;

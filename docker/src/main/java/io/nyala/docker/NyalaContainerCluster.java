@@ -109,7 +109,7 @@ public final class NyalaContainerCluster implements Startable {
   /** Runs a {@code nyala} CLI command inside the master's container; returns its stdout. */
   public String execInMaster(String... cliArgs) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("java", "-cp", "/opt/nyala/lib/*",
-        "io.nyala.minicluster.cli.NyalaCli"));
+        "io.nyala.minicluster.cli.NyalaCommand"));
     cmd.addAll(List.of(cliArgs));
     var r = master.execInContainer(cmd.toArray(String[]::new));
     if (r.getExitCode() != 0) {

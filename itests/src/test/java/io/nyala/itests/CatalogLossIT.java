@@ -53,7 +53,7 @@ class CatalogLossIT {
             new CreateTableOptions().addHashPartitions(List.of("key"), 4).setNumReplicas(3));
         TestRows.insert(client, table, 0, ROWS);
       }
-      String oldId = cluster.masterServer(0).catalog().catalog().read(CatalogState::clusterId);
+      String oldId = cluster.inProcessMaster(0).catalog().catalog().read(CatalogState::clusterId);
       Map<Integer, Set<String>> hosted = new HashMap<>();
       for (int i = 0; i < 3; i++) {
         hosted.put(i, hosted(probe, i));
@@ -66,8 +66,8 @@ class CatalogLossIT {
       copyTree(masterDir, saved);
       AtomicFiles.deleteTree(masterDir);
       cluster.startMaster(0);
-      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.masterServer(0).isLeader());
-      String newId = cluster.masterServer(0).catalog().catalog().read(CatalogState::clusterId);
+      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.inProcessMaster(0).isLeader());
+      String newId = cluster.inProcessMaster(0).catalog().catalog().read(CatalogState::clusterId);
       assertThat(newId).isNotEmpty().isNotEqualTo(oldId);
 
       // Each tablet server hears the new master; before the fix it got every tablet deleted.
@@ -84,7 +84,7 @@ class CatalogLossIT {
         }
         assertThat(Files.readString(tserverDir.resolve("wal").resolve("cluster_id"),
             StandardCharsets.UTF_8).trim()).isEqualTo(oldId);
-        assertThat(cluster.tabletServerObject(i).metrics().value("delete_tablet_requests_total"))
+        assertThat(cluster.inProcessTabletServer(i).metrics().value("delete_tablet_requests_total"))
             .isZero();
       }
       assertThat(log.warnings()).filteredOn(w -> w.contains(newId) && w.contains(oldId)

@@ -2,7 +2,7 @@ package io.nyala.itests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nyala.minicluster.cli.NyalaCli;
+import io.nyala.minicluster.cli.NyalaCommand;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -35,7 +35,8 @@ class CliIT {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx1g", "-cp", System.getProperty("java.class.path"),
-        "io.nyala.minicluster.cli.NyalaCli", "local-cluster", "--data-dir", dataDir.toString()));
+        "io.nyala.minicluster.cli.NyalaCommand", "local-cluster", "--data-dir",
+        dataDir.toString()));
     Process p = new ProcessBuilder(cmd)
         .redirectError(dir.resolve("local-cluster-" + System.nanoTime() + ".log").toFile())
         .start();
@@ -72,7 +73,7 @@ class CliIT {
     synchronized (CliIT.class) {
       System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
       try {
-        code = NyalaCli.run(args);
+        code = NyalaCommand.run(args);
       } finally {
         System.setOut(old);
       }

@@ -69,7 +69,7 @@ class DamagedTabletIT {
         // A follower may not have applied the rows yet: flush once it has some.
         int ts = victim;
         await("a superblock of " + t).atMost(Duration.ofSeconds(20))
-            .until(() -> cluster.tabletServerObject(ts).snapshotTablet(t) > 0);
+            .until(() -> cluster.inProcessTabletServer(ts).snapshotTablet(t) > 0);
       }
       cluster.stopTabletServer(victim);
       Path superblock = cluster.dataRoot().resolve(cluster.tabletServer(victim).name())
@@ -85,7 +85,7 @@ class DamagedTabletIT {
       assertThat(failed.getState()).isEqualTo("FAILED");
       assertThat(failed.getError()).contains(damaged).contains(superblock.toString());
       assertThat(get(cluster.tabletServer(v).webUrl() + "/")).contains("FAILED");
-      MasterServer master = cluster.masterServer(0);
+      MasterServer master = cluster.inProcessMaster(0);
       await("the master hears of the FAILED replica").atMost(Duration.ofSeconds(10))
           .until(() -> {
             ReplicaReports.ReplicaState s = master.catalog().reports().replica(damaged,

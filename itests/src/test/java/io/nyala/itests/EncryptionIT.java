@@ -20,7 +20,7 @@ import io.nyala.common.schema.Type;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ServerInfo;
-import io.nyala.minicluster.cli.NyalaCli;
+import io.nyala.minicluster.cli.NyalaCommand;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.TserverOptions;
 import io.nyala.tserver.replica.TabletReplica;
@@ -141,7 +141,7 @@ class EncryptionIT {
     System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
     int status;
     try {
-      status = NyalaCli.run(args);
+      status = NyalaCommand.run(args);
     } finally {
       System.setOut(old);
     }
@@ -188,7 +188,7 @@ class EncryptionIT {
     Set<String> snapshotted = new HashSet<>();
     Set<String> tablets = new HashSet<>();
     for (int i = 0; i < cluster.numTabletServers(); i++) {
-      TabletServer ts = cluster.tabletServerObject(i);
+      TabletServer ts = cluster.inProcessTabletServer(i);
       for (TabletReplica r : ts.tabletManager().replicas()) {
         tablets.add(r.tabletId());
         try {
@@ -202,7 +202,7 @@ class EncryptionIT {
       }
     }
     assertThat(snapshotted).as("tablets snapshotted").isEqualTo(tablets).hasSize(3);
-    cluster.masterServer(0).snapshotCatalog();
+    cluster.inProcessMaster(0).snapshotCatalog();
   }
 
   private static Map<String, String> scanAll(NyalaClient client, NyalaTable table) {

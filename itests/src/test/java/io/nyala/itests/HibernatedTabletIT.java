@@ -98,7 +98,7 @@ class HibernatedTabletIT {
       cluster.start();
       client.createTable("cold", TestRows.schema(), new CreateTableOptions()
           .addHashPartitions(List.of("key"), 4).setNumReplicas(3));
-      MasterServer master = cluster.masterServer(0);
+      MasterServer master = cluster.inProcessMaster(0);
       await("every replica hibernated").atMost(Duration.ofSeconds(45)).until(() -> {
         Collection<ReplicaReports.HotCold> hc = master.catalog().reports().hotColdByTserver()
             .values();

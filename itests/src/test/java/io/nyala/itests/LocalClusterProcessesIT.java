@@ -3,7 +3,7 @@ package io.nyala.itests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.nyala.minicluster.cli.NyalaCli;
+import io.nyala.minicluster.cli.NyalaCommand;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -37,7 +37,7 @@ class LocalClusterProcessesIT {
   private static List<String> command(Path dataDir) {
     return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        "io.nyala.minicluster.cli.NyalaCli", "local-cluster", "--processes",
+        "io.nyala.minicluster.cli.NyalaCommand", "local-cluster", "--processes",
         "--data-dir", dataDir.toString());
   }
 
@@ -79,7 +79,7 @@ class LocalClusterProcessesIT {
     synchronized (CliIT.class) { // CliIT swaps System.out the same way
       System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
       try {
-        code = NyalaCli.run(args);
+        code = NyalaCommand.run(args);
       } finally {
         System.setOut(old);
       }

@@ -63,7 +63,7 @@ class ReReplicationIT {
       NyalaTable table = client.createTable("rerep", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 6).setNumReplicas(3));
       TestRows.insert(client, table, 0, ROWS);
-      MasterServer master = cluster.masterServer(0);
+      MasterServer master = cluster.inProcessMaster(0);
       String victimUuid = cluster.tabletServer(VICTIM).uuid();
       Set<String> held = new HashSet<>();
       locations(master).forEach((tablet, replicas) -> {

@@ -71,7 +71,7 @@ class ScanFailoverIT {
       long start = System.nanoTime();
       int round = 0;
       while (System.nanoTime() - start < CHURN_NANOS
-          || cluster.tabletServerObject(oldLeader).scanners().activeCount() > 0) {
+          || cluster.inProcessTabletServer(oldLeader).scanners().activeCount() > 0) {
         round++;
         write(client, table, 0, ROWS, "round-" + round, false);
         write(client, table, round * 7 % ROWS, round * 7 % ROWS + 5, null, true);
@@ -123,7 +123,7 @@ class ScanFailoverIT {
   }
 
   private static BlockTabletStore store(MiniCluster cluster, int index, String tablet) {
-    TabletReplica replica = cluster.tabletServerObject(index).tabletManager().get(tablet);
+    TabletReplica replica = cluster.inProcessTabletServer(index).tabletManager().get(tablet);
     TabletStateMachine sm = replica.stateMachine();
     return sm.store();
   }

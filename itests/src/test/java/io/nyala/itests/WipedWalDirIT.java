@@ -35,7 +35,7 @@ class WipedWalDirIT {
       NyalaTable table = client.createTable("wiped", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 2).setNumReplicas(1));
       TestRows.insert(client, table, 0, 500);
-      TabletServer ts = cluster.tabletServerObject(0);
+      TabletServer ts = cluster.inProcessTabletServer(0);
       for (TabletReplica r : ts.tabletManager().replicas()) {
         r.stateMachine().store().flush();
       }

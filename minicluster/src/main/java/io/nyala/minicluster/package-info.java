@@ -1,6 +1,9 @@
 /**
  * The minicluster: a whole Nyala cluster in one JVM for local use and tests, and its JUnit 5
- * extension. Owns server lifecycles and addresses; never reaches into server internals beyond
- * handing tests the server objects.
+ * extension. {@code MiniCluster} is the facade; {@code ClusterSettings} (its builder's setters),
+ * {@code ClusterLayout} (each server's directory, address and flags), {@code ServerGroup} (the
+ * servers of one role), {@code ServerNode} (one server, in-process or external) and
+ * {@code LeaderProbe} (which master serves) do the work. Owns server lifecycles and addresses;
+ * never reaches into server internals beyond handing tests the server objects.
  */
 package io.nyala.minicluster;

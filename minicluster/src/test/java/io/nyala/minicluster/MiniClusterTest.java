@@ -85,7 +85,7 @@ class MiniClusterTest {
       // Losing the leader is survivable once both others hold the catalog: Ratis does not
       // count the vote of a member that has received nothing (docs/decisions.md, RATIS-1995).
       for (int i = 0; i < 3; i++) {
-        MasterServer m = c.masterServer(i);
+        MasterServer m = c.inProcessMaster(i);
         await().atMost(Duration.ofSeconds(20)).until(() ->
             m.catalog().catalog().read(s -> s.tableByName("t") != null));
       }

@@ -2,9 +2,11 @@ package io.nyala.client.fake;
 
 import io.nyala.common.partition.PartitionSchema;
 import io.nyala.common.proto.PartitionPB;
+import io.nyala.common.proto.tserver.NewScanRequestPB;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -51,7 +53,8 @@ public final class FakeCluster implements AutoCloseable {
   }
 
   /** Every new scan request any tablet server received, in arrival order. */
-  public final List<io.nyala.common.proto.tserver.NewScanRequestPB> scanOpens = java.util.Collections.synchronizedList(new ArrayList<>());
+  public final List<NewScanRequestPB> scanOpens =
+      Collections.synchronizedList(new ArrayList<>());
   private final List<FakeMaster> masters = new ArrayList<>();
   private final List<FakeTabletServer> tservers = new ArrayList<>();
   private final Map<String, FakeTable> tablesByName = new ConcurrentHashMap<>();

@@ -1,7 +1,14 @@
 package io.nyala.client.fake;
 
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
+import io.nyala.common.row.KeyEncoder;
+import io.nyala.common.row.RowOpType;
+import io.nyala.common.row.RowOperations;
+import io.nyala.common.schema.PartialRow;
+import io.nyala.common.schema.Schema;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -79,6 +86,67 @@ public final class FakeTablet {
     }
     FakeTabletServer v = staleMasterView;
     return v != null ? v : leader;
+  }
+
+  /**
+   * Applies one row operation to the rows, as the tablet's leader would; the caller holds the
+   * monitor for the whole write.
+   *
+   * @return the row's error (ALREADY_PRESENT, NOT_FOUND), or null if it applied
+   */
+  synchronized ErrorPB apply(Schema schema, RowOperations.Op op) {
+    PartialRow row = op.row();
+    byte[] key = KeyEncoder.encode(schema.keyColumns(), row.valuesUnsafe());
+    Object[] existing = rows.get(key);
+    switch (op.type()) {
+      case INSERT, INSERT_IGNORE -> {
+        if (existing == null) {
+          rows.put(key, fill(schema, row));
+        } else if (op.type() == RowOpType.INSERT) {
+          return NyalaException.alreadyPresent("key %s already present in tablet %s", row, id)
+              .toPb();
+        }
+      }
+      case UPSERT -> {
+        if (existing == null) {
+          rows.put(key, fill(schema, row));
+        } else {
+          merge(schema, row, existing);
+        }
+      }
+      case UPDATE, UPDATE_IGNORE -> {
+        if (existing != null) {
+          merge(schema, row, existing);
+        } else if (op.type() == RowOpType.UPDATE) {
+          return NyalaException.notFound("key %s not found in tablet %s", row, id).toPb();
+        }
+      }
+      case DELETE, DELETE_IGNORE -> {
+        if (existing != null) {
+          rows.remove(key);
+        } else if (op.type() == RowOpType.DELETE) {
+          return NyalaException.notFound("key %s not found in tablet %s", row, id).toPb();
+        }
+      }
+      default -> throw new AssertionError(op.type());
+    }
+    return null;
+  }
+
+  private static Object[] fill(Schema schema, PartialRow row) {
+    Object[] v = new Object[schema.columnCount()];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = row.isSet(i) ? row.get(i) : schema.column(i).defaultValue();
+    }
+    return v;
+  }
+
+  private static void merge(Schema schema, PartialRow row, Object[] existing) {
+    for (int i = schema.keyColumnCount(); i < schema.columnCount(); i++) {
+      if (row.isSet(i)) {
+        existing[i] = row.get(i);
+      }
+    }
   }
 
   /** @return the number of rows stored */

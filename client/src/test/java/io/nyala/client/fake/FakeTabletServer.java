@@ -17,10 +17,8 @@ import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.ColumnPredicate;
-import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.RowBlock;
 import io.nyala.common.row.RowOperations;
-import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -207,7 +205,7 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
       List<RowOperations.Op> ops = RowOperations.decode(schema, req.getRowOperations());
       WriteResponsePB.Builder b = WriteResponsePB.newBuilder();
       for (int i = 0; i < ops.size(); i++) {
-        ErrorPB rowError = applyOne(t, schema, ops.get(i));
+        ErrorPB rowError = t.apply(schema, ops.get(i));
         if (rowError != null) {
           b.addPerRowErrors(PerRowErrorPB.newBuilder().setRowIndex(i).setError(rowError));
         }
@@ -217,61 +215,6 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
       WriteResponsePB resp = b.setWriteIndex(t.writeIndex).build();
       t.retryCache.put(dedupKey, resp);
       return resp;
-    }
-  }
-
-  private static ErrorPB applyOne(FakeTablet t, Schema schema, RowOperations.Op op) {
-    PartialRow row = op.row();
-    byte[] key = KeyEncoder.encode(schema.keyColumns(), row.valuesUnsafe());
-    Object[] existing = t.rows.get(key);
-    switch (op.type()) {
-      case INSERT, INSERT_IGNORE -> {
-        if (existing == null) {
-          t.rows.put(key, fill(schema, row));
-        } else if (op.type() == io.nyala.common.row.RowOpType.INSERT) {
-          return NyalaException.alreadyPresent("key %s already present in tablet %s", row, t.id)
-              .toPb();
-        }
-      }
-      case UPSERT -> {
-        if (existing == null) {
-          t.rows.put(key, fill(schema, row));
-        } else {
-          merge(schema, row, existing);
-        }
-      }
-      case UPDATE, UPDATE_IGNORE -> {
-        if (existing != null) {
-          merge(schema, row, existing);
-        } else if (op.type() == io.nyala.common.row.RowOpType.UPDATE) {
-          return NyalaException.notFound("key %s not found in tablet %s", row, t.id).toPb();
-        }
-      }
-      case DELETE, DELETE_IGNORE -> {
-        if (existing != null) {
-          t.rows.remove(key);
-        } else if (op.type() == io.nyala.common.row.RowOpType.DELETE) {
-          return NyalaException.notFound("key %s not found in tablet %s", row, t.id).toPb();
-        }
-      }
-      default -> throw new AssertionError(op.type());
-    }
-    return null;
-  }
-
-  private static Object[] fill(Schema schema, PartialRow row) {
-    Object[] v = new Object[schema.columnCount()];
-    for (int i = 0; i < v.length; i++) {
-      v[i] = row.isSet(i) ? row.get(i) : schema.column(i).defaultValue();
-    }
-    return v;
-  }
-
-  private static void merge(Schema schema, PartialRow row, Object[] existing) {
-    for (int i = schema.keyColumnCount(); i < schema.columnCount(); i++) {
-      if (row.isSet(i)) {
-        existing[i] = row.get(i);
-      }
     }
   }
 

@@ -33,7 +33,7 @@ final class ClusterListCommands {
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = {"Lists the masters: uuid, role (LEADER, FOLLOWER or UNREACHABLE) and RPC, "
           + "Raft and HTTP addresses, asking each master of --masters."})
-  static final class MasterList implements Callable<Integer> {
+  static final class MasterListCommand implements Callable<Integer> {
     @Mixin MastersOption masters;
 
     @Option(names = "--timeout-ms", defaultValue = "3000",
@@ -85,7 +85,7 @@ final class ClusterListCommands {
       description = {"Lists the tablet servers as the leader master sees them: uuid, addresses, "
           + "live or dead with the seconds since the last heartbeat, tablets reported, "
           + "replicas placed, and of those reported how many are awake and hibernated."})
-  static final class TserverList implements Callable<Integer> {
+  static final class TserverListCommand implements Callable<Integer> {
     private static final String TS_ROW =
         "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s%n";
 
@@ -123,7 +123,7 @@ final class ClusterListCommands {
    */
   static String row(ListTabletServersResponsePB.Entry e) {
     TSInfoPB ts = e.getTsInfo();
-    return String.format(TserverList.TS_ROW, ts.getUuid(),
+    return String.format(TserverListCommand.TS_ROW, ts.getUuid(),
         address(ts.hasRpcAddress(), ts.getRpcAddress()),
         address(ts.hasRaftAddress(), ts.getRaftAddress()),
         address(ts.hasHttpAddress(), ts.getHttpAddress()),

@@ -26,7 +26,7 @@ final class LbmCommands {
       description = {"Builds a log block manager layout (1-byte blocks, shuffled per-batch "
           + "deletions), then times reopens with streaming and with in-memory metadata replay.",
           "Prints the median of each mode and the speedup."})
-  static final class BenchLbmStartup implements Callable<Integer> {
+  static final class BenchLbmStartupCommand implements Callable<Integer> {
     @Option(names = "--batches", defaultValue = "500") int batches;
     @Option(names = "--blocks-per-batch", defaultValue = "1000") int blocksPerBatch;
     @Option(names = "--dirs", defaultValue = "8") int dirs;
@@ -59,7 +59,8 @@ final class LbmCommands {
           + "in-memory: median %.0f ms %s%n"
           + "speedup:   %.2fx", batches, blocksPerBatch, dirs, deletedPercent,
           encrypt ? "encrypted" : "plain", maxBlocks, r.containers(), r.liveBlocks(),
-          r.metadataBytes() / 1048576.0, r.timedMetadataBytes() / 1048576.0, r.holesPunched(), r.buildSeconds(),
+          r.metadataBytes() / 1048576.0, r.timedMetadataBytes() / 1048576.0, r.holesPunched(),
+          r.buildSeconds(),
           r.streamingMedianMs(), Arrays.toString(r.streamingMs()), r.inMemoryMedianMs(),
           Arrays.toString(r.inMemoryMs()), r.speedup());
     }
@@ -72,7 +73,8 @@ final class LbmCommands {
           + "\"build_seconds\":%.3f,\"streaming_ms\":%s,\"inmem_ms\":%s,"
           + "\"streaming_median_ms\":%.1f,\"inmem_median_ms\":%.1f,\"speedup\":%.3f}",
           batches, blocksPerBatch, dirs, deletedPercent, encrypt, maxBlocks, r.containers(),
-          r.liveBlocks(), r.metadataBytes(), r.timedMetadataBytes(), r.holesPunched(), r.buildSeconds(),
+          r.liveBlocks(), r.metadataBytes(), r.timedMetadataBytes(), r.holesPunched(),
+          r.buildSeconds(),
           Arrays.toString(r.streamingMs()).replace(" ", ""),
           Arrays.toString(r.inMemoryMs()).replace(" ", ""), r.streamingMedianMs(),
           r.inMemoryMedianMs(), r.speedup());
@@ -84,7 +86,7 @@ final class LbmCommands {
       description = "Replays the log block manager's containers and prints what was found "
           + "(containers, live blocks, bytes, damage); --repair also repairs it. Encrypted data"
           + " dirs need --encrypt_data_at_rest and the cluster key file, as the server does.")
-  static final class FsCheck implements Callable<Integer> {
+  static final class FsCheckCommand implements Callable<Integer> {
     @Option(names = "--fs_data_dirs", split = ",", required = true,
         description = "The server's data dirs.")
     List<Path> dataDirs;

@@ -137,8 +137,8 @@ final class LoadgenCommand implements Callable<Integer> {
 
   /** As many replicas as there are live tablet servers, at most 3 (and at least 1). */
   private int defaultReplicas() {
-    long live = TableCreateCmd.liveTabletServers(masters.get());
-    int rf = TableCreateCmd.defaultReplicas(live);
+    long live = TableCreateCommand.liveTabletServers(masters.get());
+    int rf = TableCreateCommand.defaultReplicas(live);
     System.out.printf("loadgen: creating '%s' with %d replicas (%d live tablet servers)%n",
         table, rf, live);
     return rf;

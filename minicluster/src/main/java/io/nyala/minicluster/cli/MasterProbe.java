@@ -34,8 +34,9 @@ import java.util.concurrent.TimeUnit;
  * line that says what the addresses are instead: nothing listening, a tablet server's RPC port,
  * or a web UI (the default ports are {@link MasterServer#DEFAULT_RPC_PORT} and
  * {@link MasterServer#DEFAULT_WEB_PORT} for a master, {@link TabletServer#DEFAULT_RPC_PORT} and
- * {@link TabletServer#DEFAULT_WEB_PORT} for a tablet server). Without it a wrong address costs a client's whole operation timeout (30 s) and
- * ends in a gRPC status such as "Method not found".
+ * {@link TabletServer#DEFAULT_WEB_PORT} for a tablet server). Without it a wrong address costs
+ * a client's whole operation timeout (30 s) and ends in a gRPC status such as "Method not
+ * found".
  *
  * <p>Only the first contact is bounded by the probe's timeout; the command's own operations keep
  * theirs (a table creation may legitimately take long).

@@ -16,7 +16,7 @@ final class ServerCommands {
 
   @Command(name = "master", description = {"Runs a master; flags as for the master (--help).",
       "'master list --masters A,B,C' lists the masters and their roles."},
-      subcommands = ClusterListCommands.MasterList.class)
+      subcommands = ClusterListCommands.MasterListCommand.class)
   static final class MasterCommand implements Runnable {
     @Unmatched
     List<String> args = new ArrayList<>();
@@ -29,7 +29,7 @@ final class ServerCommands {
 
   @Command(name = "tserver", description = {"Runs a tablet server; flags as for it (--help).",
       "'tserver list --masters A' lists the tablet servers the leader master knows."},
-      subcommands = ClusterListCommands.TserverList.class)
+      subcommands = ClusterListCommands.TserverListCommand.class)
   static final class TserverCommand implements Runnable {
     @Unmatched
     List<String> args = new ArrayList<>();

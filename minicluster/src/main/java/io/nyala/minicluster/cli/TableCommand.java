@@ -19,9 +19,9 @@ import picocli.CommandLine.Parameters;
 
 /** {@code nyala table list|count|scan|alter}. */
 @Command(name = "table", mixinStandardHelpOptions = true, description = "Table tools.",
-    subcommands = {TableCommand.ListCmd.class, TableCommand.CountCmd.class,
-        TableCommand.ScanCmd.class, TableAlterCmd.class, TableCreateCmd.class,
-        TableDeleteCmd.class, TableDescribeCmd.class})
+    subcommands = {TableCommand.ListCommand.class, TableCommand.CountCommand.class,
+        TableCommand.ScanCommand.class, TableAlterCommand.class, TableCreateCommand.class,
+        TableDeleteCommand.class, TableDescribeCommand.class})
 final class TableCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -32,7 +32,7 @@ final class TableCommand implements Runnable {
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the tables.")
-  static final class ListCmd implements Callable<Integer> {
+  static final class ListCommand implements Callable<Integer> {
     @Mixin MastersOption masters;
 
     @Override
@@ -48,7 +48,7 @@ final class TableCommand implements Runnable {
 
   @Command(name = "count", mixinStandardHelpOptions = true,
       description = "Counts a table's rows; the last line is the count alone.")
-  static final class CountCmd implements Callable<Integer> {
+  static final class CountCommand implements Callable<Integer> {
     @Mixin MastersOption masters;
 
     @Parameters(index = "0", description = "Table name.")
@@ -84,7 +84,7 @@ final class TableCommand implements Runnable {
 
   @Command(name = "scan", mixinStandardHelpOptions = true,
       description = "Prints a table's rows, tab-separated, with a header line.")
-  static final class ScanCmd implements Callable<Integer> {
+  static final class ScanCommand implements Callable<Integer> {
     @Mixin MastersOption masters;
 
     @Parameters(index = "0", description = "Table name.")
@@ -93,7 +93,8 @@ final class TableCommand implements Runnable {
     @Option(names = "--columns", split = ",", description = "Columns to print (default all).")
     List<String> columns = new ArrayList<>();
 
-    @Option(names = "--limit", defaultValue = "0", description = "At most this many rows (0 = all).")
+    @Option(names = "--limit", defaultValue = "0",
+        description = "At most this many rows (0 = all).")
     long limit;
 
     @picocli.CommandLine.Spec

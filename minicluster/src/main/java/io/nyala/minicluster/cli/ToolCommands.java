@@ -19,7 +19,7 @@ final class ToolCommands {
 
   /** {@code nyala pbc}: protobuf record files. */
   @Command(name = "pbc", mixinStandardHelpOptions = true,
-      description = "Protobuf record files of a server.", subcommands = {PbcDump.class})
+      description = "Protobuf record files of a server.", subcommands = {PbcDumpCommand.class})
   static final class PbcCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -35,7 +35,7 @@ final class ToolCommands {
       description = {"Prints an instance file, a tablet metadata file or a sys catalog snapshot.",
           "An encrypted file is decrypted with its server's key, which needs the cluster key "
               + "file and the server's instance file (found above the file unless given)."})
-  static final class PbcDump implements Callable<Integer> {
+  static final class PbcDumpCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "The file.")
     Path file;
 
@@ -66,8 +66,8 @@ final class ToolCommands {
 
   /** {@code nyala fs}: a server's directories. */
   @Command(name = "fs", mixinStandardHelpOptions = true,
-      description = "A server's directories.", subcommands = {DumpInstance.class, LbmCommands.FsCheck.class,
-          FsUpdateDirs.class})
+      description = "A server's directories.", subcommands = {DumpInstanceCommand.class,
+          LbmCommands.FsCheckCommand.class, FsUpdateDirsCommand.class})
   static final class FsCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -82,7 +82,7 @@ final class ToolCommands {
   @Command(name = "dump-instance", mixinStandardHelpOptions = true,
       description = "Prints the instance file of each of a server's directories (never "
           + "encrypted; holds the uuid and the wrapped server key).")
-  static final class DumpInstance implements Callable<Integer> {
+  static final class DumpInstanceCommand implements Callable<Integer> {
     @Option(names = "--fs_wal_dir", description = "The server's WAL dir.")
     Path walDir;
 
@@ -118,10 +118,11 @@ final class ToolCommands {
 
   /** {@code nyala bench}: micro-benchmarks that print figures. */
   @Command(name = "bench", mixinStandardHelpOptions = true,
-      description = "Micro-benchmarks.", subcommands = {BenchCrypto.class, LbmCommands.BenchLbmStartup.class,
-          TserverBenchCommands.WalAppend.class, TserverBenchCommands.WritePath.class,
-          TserverBenchCommands.DeleteTablet.class,
-          BenchTableLocations.class, DenseNodeCommand.class})
+      description = "Micro-benchmarks.", subcommands = {BenchCryptoCommand.class,
+          LbmCommands.BenchLbmStartupCommand.class, TserverBenchCommands.WalAppendCommand.class,
+          TserverBenchCommands.WritePathCommand.class,
+          TserverBenchCommands.DeleteTabletCommand.class, BenchTableLocationsCommand.class,
+          DenseNodeCommand.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -136,7 +137,7 @@ final class ToolCommands {
   @Command(name = "crypto", mixinStandardHelpOptions = true,
       description = "MB/s of AES-CTR encrypt+decrypt, JCE and Bouncy Castle, 4 KiB and 1 MiB "
           + "chunks, 128- and 256-bit keys.")
-  static final class BenchCrypto implements Callable<Integer> {
+  static final class BenchCryptoCommand implements Callable<Integer> {
     @Option(names = "--millis-per-case", defaultValue = "1000",
         description = "Measuring time of each case after its warm-up (default 1000).")
     long millisPerCase;

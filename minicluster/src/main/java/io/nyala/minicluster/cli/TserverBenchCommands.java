@@ -27,7 +27,7 @@ final class TserverBenchCommands {
       description = {"Kudu's mt-log-test through Raft: writers append write batches to one RF-1"
           + " tablet through its local RaftServer, each keeping --inflight requests in flight.",
           "Without --fsync the Ratis log runs with unsafe flush (no fsync)."})
-  static final class WalAppend implements Callable<Integer> {
+  static final class WalAppendCommand implements Callable<Integer> {
     @Option(names = "--writers", defaultValue = "1") int writers;
     @Option(names = "--batches-per-writer", defaultValue = "100000") long batchesPerWriter;
     @Option(names = "--ops-per-batch", defaultValue = "1") int opsPerBatch;
@@ -83,7 +83,7 @@ final class TserverBenchCommands {
           "With --alloc: bytes allocated per applied op (all JVM threads, and the calling "
               + "thread alone) and each copy of the row bytes from RPC receipt to the log "
               + "write."})
-  static final class WritePath implements Callable<Integer> {
+  static final class WritePathCommand implements Callable<Integer> {
     @Option(names = "--alloc", description = "Count allocated bytes and payload copies.")
     boolean alloc;
     @Option(names = "--ops", defaultValue = "100000") long ops;
@@ -129,7 +129,7 @@ final class TserverBenchCommands {
           + "and WAL), step by step.",
           "Background maintenance is off (every flush stays a layer); a warm-up server in the "
               + "same JVM deletes a 1-layer tablet first."})
-  static final class DeleteTablet implements Callable<Integer> {
+  static final class DeleteTabletCommand implements Callable<Integer> {
     @Option(names = "--flushes", defaultValue = "200") int flushes;
     @Option(names = "--encrypt", description = "Encrypt at rest.") boolean encrypt;
     @Option(names = "--work-dir", description = "Where to run (default: a temp dir, removed).")

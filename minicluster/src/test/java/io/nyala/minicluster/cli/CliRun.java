@@ -15,7 +15,7 @@ record CliRun(int status, String out, String err) {
     System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     try {
-      int status = NyalaCli.run(args);
+      int status = NyalaCommand.run(args);
       return new CliRun(status, buf.toString(StandardCharsets.UTF_8),
           err.toString(StandardCharsets.UTF_8));
     } finally {

@@ -39,7 +39,7 @@ class LbmCommandsTest {
     System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     try {
-      int status = NyalaCli.run(args);
+      int status = NyalaCommand.run(args);
       return new Run(status, buf.toString(StandardCharsets.UTF_8),
           err.toString(StandardCharsets.UTF_8));
     } finally {

@@ -22,7 +22,7 @@ class TserverBenchCommandsTest {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
     try {
-      assertThat(NyalaCli.run(args)).isZero();
+      assertThat(NyalaCommand.run(args)).isZero();
       return buf.toString(StandardCharsets.UTF_8);
     } finally {
       System.setOut(old);

@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
 /** {@code nyala table delete NAME}: deletes a table and its data. */
 @Command(name = "delete", mixinStandardHelpOptions = true,
     description = "Deletes a table and its data; a missing table is an error (exit 1).")
-final class TableDeleteCmd implements Callable<Integer> {
+final class TableDeleteCommand implements Callable<Integer> {
   @Mixin MastersOption masters;
 
   @Parameters(index = "0", description = "Table name.")

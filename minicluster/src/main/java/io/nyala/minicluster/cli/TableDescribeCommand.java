@@ -39,7 +39,7 @@ import picocli.CommandLine.Parameters;
     description = {"Shows a table's columns (type, key, nullable, default), its hash "
         + "partitioning and each tablet's partition and replicas: role (LEADER or FOLLOWER, "
         + "as the master last heard), tablet server name, RPC address and uuid."})
-final class TableDescribeCmd implements Callable<Integer> {
+final class TableDescribeCommand implements Callable<Integer> {
   @Mixin MastersOption masters;
 
   @Parameters(index = "0", description = "Table name.")
@@ -77,9 +77,9 @@ final class TableDescribeCmd implements Callable<Integer> {
   static String describe(NyalaTable t, List<TabletLocationsPB> tablets) {
     StringBuilder out = new StringBuilder();
     out.append(String.format("table '%s' (id %s): %s, %s, %s each%n", t.getName(),
-        t.getTableId(), TableCreateCmd.count(t.getSchema().columnCount(), "column"),
-        TableCreateCmd.count(tablets.size(), "tablet"),
-        TableCreateCmd.count(t.getNumReplicas(), "replica")));
+        t.getTableId(), TableCreateCommand.count(t.getSchema().columnCount(), "column"),
+        TableCreateCommand.count(tablets.size(), "tablet"),
+        TableCreateCommand.count(t.getNumReplicas(), "replica")));
     out.append(String.format("%ncolumns:%n"));
     List<String[]> cols = new ArrayList<>();
     cols.add(new String[] {"NAME", "TYPE", "KEY", "NULLABLE", "DEFAULT"});

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
         "Refuses while the server runs (its dirs are locked), a new dir that already holds "
             + "files, and a WAL dir without instance file (its metadata is lost: it cannot be "
             + "re-added). Existing blocks stay in their dirs; new blocks use every dir."})
-final class FsUpdateDirs implements Callable<Integer> {
+final class FsUpdateDirsCommand implements Callable<Integer> {
   @Option(names = "--fs_wal_dir", required = true, description = "The server's WAL dir.")
   Path walDir;
 

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "alter", mixinStandardHelpOptions = true,
     description = {"Alters a table in one schema change and waits until every tablet has it.",
         "Steps run in this order: add, rename, drop; then the table is renamed."})
-final class TableAlterCmd implements Callable<Integer> {
+final class TableAlterCommand implements Callable<Integer> {
   @Mixin MastersOption masters;
 
   @Parameters(index = "0", description = "Table name.")

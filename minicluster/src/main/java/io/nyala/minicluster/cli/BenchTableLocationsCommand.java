@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
         + "threads call GetTableLocations (max 1000 locations, interned tserver infos) directly "
         + "on the master (call) or over gRPC, one channel per thread (rpc).",
         "Prints req/s, and for rpc the latency percentiles in microseconds."})
-final class BenchTableLocations implements Callable<Integer> {
+final class BenchTableLocationsCommand implements Callable<Integer> {
   @Option(names = "--tablets", defaultValue = "60") int tablets;
   @Option(names = "--threads", defaultValue = "2") int threads;
   @Option(names = "--seconds", defaultValue = "5") double seconds;
@@ -44,7 +44,7 @@ final class BenchTableLocations implements Callable<Integer> {
         .dataRoot(dir).processMode(ProcessMode.IN_PROCESS).build()) {
       System.err.println("starting 1 master + 3 tablet servers ...");
       cluster.start();
-      MasterServer master = cluster.masterServer(0);
+      MasterServer master = cluster.inProcessMaster(0);
       System.err.printf("creating a table with %d tablets ...%n", tablets);
       TableLocationsBench.createTable(master, "bench_locations", tablets);
       List<Long> sizes = compare ? List.of(0L, cacheMb) : List.of(cacheMb);

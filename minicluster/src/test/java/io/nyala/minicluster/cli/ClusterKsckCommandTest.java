@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (docs/data-safety.md, "Damage is contained").
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class ClusterKsckTest {
+class ClusterKsckCommandTest {
   private static final Schema SCHEMA = Schema.forTable(List.of(
       ColumnSchema.builder("id", Type.INT64).key(true).build(),
       ColumnSchema.builder("v", Type.STRING).build()));
@@ -63,9 +63,9 @@ class ClusterKsckTest {
       assertThat(healthy.out()).contains("2 tablets, 0 not healthy").doesNotContain("FAILED");
       assertThat(healthy.out().lines().filter(l -> l.contains(" RUNNING "))).hasSize(6);
 
-      String tablet = c.tabletServerObject(0).tabletManager().replicas().iterator().next()
+      String tablet = c.inProcessTabletServer(0).tabletManager().replicas().iterator().next()
           .tabletId();
-      c.tabletServerObject(0).snapshotTablet(tablet);
+      c.inProcessTabletServer(0).snapshotTablet(tablet);
       c.stopTabletServer(0);
       Path superblock = c.dataRoot().resolve(c.tabletServer(0).name()).resolve("wal")
           .resolve("tablet-data").resolve(tablet);
@@ -119,11 +119,11 @@ class ClusterKsckTest {
           .setTabletId("t1").setState("HIBERNATED").build())));
     }
 
-    assertThat(ClusterKsck.checkTablet(table, tl.build(), hosted, Map.of())).isTrue();
+    assertThat(ClusterKsckCommand.checkTablet(table, tl.build(), hosted, Map.of())).isTrue();
 
     hosted.get("a").put("t1", ListTabletsResponsePB.StatusPB.newBuilder().setTabletId("t1")
         .setState("RUNNING").setRole(RaftRolePB.FOLLOWER).build());
-    assertThat(ClusterKsck.checkTablet(table, tl.build(), hosted, Map.of()))
+    assertThat(ClusterKsckCommand.checkTablet(table, tl.build(), hosted, Map.of()))
         .as("a woken replica with no leader yet").isFalse();
   }
 }

@@ -12,21 +12,21 @@ import org.junit.jupiter.api.Timeout;
 
 /** Parsing of {@code table alter --add-column name:type[:default]}. */
 @Timeout(10)
-class TableAlterCmdTest {
+class TableAlterCommandTest {
   @Test
   void withADefaultTheColumnIsNotNull() {
-    ColumnSchema c = TableAlterCmd.column("score:int64:7");
+    ColumnSchema c = TableAlterCommand.column("score:int64:7");
     assertThat(c.name()).isEqualTo("score");
     assertThat(c.type()).isEqualTo(Type.INT64);
     assertThat(c.nullable()).isFalse();
     assertThat(c.defaultValue()).isEqualTo(7L);
-    assertThat(TableAlterCmd.column("url:string:http://x").defaultValue())
+    assertThat(TableAlterCommand.column("url:string:http://x").defaultValue())
         .isEqualTo("http://x");
   }
 
   @Test
   void withoutADefaultTheColumnIsNullable() {
-    ColumnSchema c = TableAlterCmd.column("note:STRING");
+    ColumnSchema c = TableAlterCommand.column("note:STRING");
     assertThat(c.nullable()).isTrue();
     assertThat(c.defaultValue()).isNull();
   }
@@ -40,7 +40,7 @@ class TableAlterCmdTest {
   }
 
   private static void assertInvalid(String spec, String fragment) {
-    assertThatThrownBy(() -> TableAlterCmd.column(spec))
+    assertThatThrownBy(() -> TableAlterCommand.column(spec))
         .isInstanceOfSatisfying(NyalaException.class, e -> {
           assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
           assertThat(e.getMessage()).contains(spec).contains(fragment);

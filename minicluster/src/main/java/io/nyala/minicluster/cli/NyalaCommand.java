@@ -20,7 +20,7 @@ import picocli.CommandLine.ScopeType;
  * talks to a cluster first checks that {@code --masters} names a master ({@link MasterProbe}).
  */
 @Command(name = "nyala", mixinStandardHelpOptions = true,
-    versionProvider = NyalaCli.VersionProvider.class,
+    versionProvider = NyalaCommand.VersionProvider.class,
     description = "Nyala: a Kudu-style distributed storage cluster on the JVM.",
     subcommands = {
         LocalClusterCommand.class,
@@ -28,13 +28,13 @@ import picocli.CommandLine.ScopeType;
         TableCommand.class,
         ServerCommands.MasterCommand.class,
         ServerCommands.TserverCommand.class,
-        ClusterKsck.ClusterCommand.class,
+        ClusterKsckCommand.ClusterCommand.class,
         ToolCommands.PbcCommand.class,
         ToolCommands.FsCommand.class,
         ToolCommands.BenchCommand.class,
         CommandLine.HelpCommand.class
     })
-public final class NyalaCli implements Runnable {
+public final class NyalaCommand implements Runnable {
   /**
    * Client libraries whose warnings on a failed connection are noise next to the command's own
    * one-line error; quieted while a client command runs, unless {@code --verbose}.
@@ -61,7 +61,7 @@ public final class NyalaCli implements Runnable {
 
   /** Runs the command line and returns its exit status (for tests). */
   public static int run(String... args) {
-    NyalaCli app = new NyalaCli();
+    NyalaCommand app = new NyalaCommand();
     CommandLine cl = new CommandLine(app);
     cl.setExecutionExceptionHandler(CliErrors.onFailure(() -> app.verbose));
     cl.setParameterExceptionHandler(CliErrors.onUsageError(() -> app.verbose));

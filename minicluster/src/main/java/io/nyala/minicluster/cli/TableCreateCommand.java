@@ -38,7 +38,7 @@ import picocli.CommandLine.Parameters;
         + "(a primary key column; key columns come first, in the order given) and 'null' "
         + "(nullable; columns are NOT NULL otherwise), e.g.",
         "  --schema 'id:int64 key, name:string, score:double null'"})
-final class TableCreateCmd implements Callable<Integer> {
+final class TableCreateCommand implements Callable<Integer> {
   private static final String SCHEMA = "--schema";
   private static final String HASH_COLUMNS = "--hash-columns";
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code nyala fs update_dirs}: the one way to add a data dir to a server, never while it runs. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class FsUpdateDirsTest {
+class FsUpdateDirsCommandTest {
   @TempDir
   Path dir;
 

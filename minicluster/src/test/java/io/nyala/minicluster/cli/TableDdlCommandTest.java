@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** {@code nyala table create|describe|delete} against one minicluster of 3 tablet servers. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class TableDdlCmdTest {
+class TableDdlCommandTest {
   private static final String VALID_TYPES = "valid types: int8, int16, int32, int64, bool, "
       + "float, double, string, binary, unixtime_micros";
 
@@ -192,14 +192,14 @@ class TableDdlCmdTest {
 
   @Test
   void schemaSpecsParse() {
-    Schema s = TableCreateCmd.schema(" name:STRING, id:int64 KEY , score:double null,"
+    Schema s = TableCreateCommand.schema(" name:STRING, id:int64 KEY , score:double null,"
         + "ts:unixtime_micros key");
     assertThat(s.columns()).containsExactly(
         ColumnSchema.builder("id", Type.INT64).key(true).build(),
         ColumnSchema.builder("ts", Type.UNIXTIME_MICROS).key(true).build(),
         ColumnSchema.builder("name", Type.STRING).nullable(false).build(),
         ColumnSchema.builder("score", Type.DOUBLE).nullable(true).build());
-    assertThat(TableCreateCmd.hashColumns(s, List.of())).containsExactly("id", "ts");
+    assertThat(TableCreateCommand.hashColumns(s, List.of())).containsExactly("id", "ts");
   }
 
   @Test
@@ -220,7 +220,7 @@ class TableDdlCmdTest {
   }
 
   private static void assertInvalidSpec(String spec, String fragment) {
-    assertThatThrownBy(() -> TableCreateCmd.schema(spec))
+    assertThatThrownBy(() -> TableCreateCommand.schema(spec))
         .isInstanceOfSatisfying(NyalaException.class, e -> {
           assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
           assertThat(e.getMessage()).contains(fragment);

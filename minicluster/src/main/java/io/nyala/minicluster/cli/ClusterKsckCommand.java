@@ -41,10 +41,11 @@ import picocli.CommandLine.Option;
     description = {"Checks every tablet's replicas as their tablet servers report them; "
         + "exit 1 if any tablet is not healthy (a replica FAILED, missing or unreachable, too "
         + "few replicas, or no leader)."})
-final class ClusterKsck implements Callable<Integer> {
+final class ClusterKsckCommand implements Callable<Integer> {
   /** {@code nyala cluster ...}: cluster-wide checks. */
   @Command(name = "cluster", mixinStandardHelpOptions = true,
-      description = "Cluster-wide checks (see the subcommands).", subcommands = ClusterKsck.class)
+      description = "Cluster-wide checks (see the subcommands).",
+      subcommands = ClusterKsckCommand.class)
   static final class ClusterCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
