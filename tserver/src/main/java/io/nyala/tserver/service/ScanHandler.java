@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
@@ -33,7 +33,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * and opens a scanner; every page then reads that same snapshot with those same columns, by id,
  * even after an ALTER (each response names them as they were at the open).
  */
-final class ScanHandler {
+public final class ScanHandler {
   private static final long SNAPSHOT_WAIT_MS = 10_000;
   /** Page size in bytes when the request does not say (Kudu's default). */
   static final long DEFAULT_BATCH_BYTES = 1 << 20;
@@ -44,7 +44,7 @@ final class ScanHandler {
   private final int defaultBatchRows;
   private final MetricRegistry.Counter rowsReturned;
 
-  ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
+  public ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
       int defaultBatchRows, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.metrics.MetricRegistry;
@@ -18,7 +18,7 @@ import org.apache.ratis.server.RaftServer;
  * caller saw exclude the replica, or lists this server as a member at that index or later, or
  * when the caller gives no index and this server is a member.
  */
-final class DeleteTabletHandler {
+public final class DeleteTabletHandler {
   private final TabletManager tablets;
   private final Supplier<RaftServer> raft;
   private final ScannerManager scanners;
@@ -28,9 +28,9 @@ final class DeleteTabletHandler {
   private final MetricRegistry.Counter received;
   private final MetricRegistry.Counter refused;
 
-  DeleteTabletHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
-      CopySessions copySessions, ClusterIdGuard clusterGuard, String selfUuid,
-      MetricRegistry metrics) {
+  public DeleteTabletHandler(TabletManager tablets, Supplier<RaftServer> raft,
+      ScannerManager scanners, CopySessions copySessions, ClusterIdGuard clusterGuard,
+      String selfUuid, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;
     this.scanners = scanners;

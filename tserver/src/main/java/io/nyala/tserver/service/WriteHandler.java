@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -40,7 +40,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * first answer to each committed (client id, sequence number), leaving the client's call to time
  * out after the write was applied: the case exactly-once exists for.
  */
-final class WriteHandler {
+public final class WriteHandler {
   /** How long after the caller's deadline a withheld answer is dropped (the call is gone). */
   private static final long WITHHELD_GRACE_NANOS = 1_000_000_000L;
   /** How many answered-once writes the fault remembers; older ones would be dropped again. */
@@ -54,7 +54,7 @@ final class WriteHandler {
   /** Writes whose answer the fault already withheld once; null when the fault is off. */
   private final Set<String> droppedOnce;
 
-  WriteHandler(TabletManager tablets, Supplier<RaftServer> raft, long maxRequestBytes,
+  public WriteHandler(TabletManager tablets, Supplier<RaftServer> raft, long maxRequestBytes,
       boolean faultDropResponseAfterCommit, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;
