@@ -15,7 +15,6 @@ import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.copy.TabletCopyClient;
-import io.nyala.tserver.copy.TabletCopyService;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.file.FileBlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
@@ -35,10 +34,7 @@ import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.heartbeat.Heartbeater;
 import io.nyala.tserver.scan.ScannerManager;
-import io.nyala.tserver.service.DeleteTabletHandler;
-import io.nyala.tserver.service.ScanHandler;
-import io.nyala.tserver.service.TabletServerServices;
-import io.nyala.tserver.service.WriteHandler;
+import io.nyala.tserver.service.RpcServices;
 import io.nyala.tserver.web.StatusPage;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -166,21 +162,15 @@ public class TabletServer extends ServerBase {
         maintenance, topts.enableMaintenanceManager ? topts.maintenanceIntervalMs : Long.MAX_VALUE);
     onClose(storeMaintenance);
 
-    WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,
-        topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit, metrics);
     if (topts.faultDropWriteResponseAfterCommit) {
       LOG.warn("UNSAFE test fault on: --fault_drop_write_response_after_commit withholds the "
           + "first answer to every committed write");
     }
-    ScanHandler scans = new ScanHandler(tabletManager, () -> raftServer, scanners,
-        topts.scannerDefaultBatchRows, metrics);
-    startRpc(List.of(
-        new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners)
-            .withAliasedWrites(),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, channels, clusterGuard,
-            new DeleteTabletHandler(tabletManager, () -> raftServer, scanners, copySessions,
-                clusterGuard, uuid(), metrics), hibernator),
-        new TabletCopyService(copySessions)));
+    startRpc(RpcServices.build(
+        new RpcServices.Parts(tabletManager, () -> raftServer, channels, clusterGuard, scanners,
+            copySessions, hibernator, uuid(), metrics),
+        new RpcServices.Limits(topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit,
+            topts.scannerDefaultBatchRows)));
     registerGauges();
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();

@@ -18,7 +18,7 @@ import org.apache.ratis.server.RaftServer;
  * caller saw exclude the replica, or lists this server as a member at that index or later, or
  * when the caller gives no index and this server is a member.
  */
-public final class DeleteTabletHandler {
+final class DeleteTabletHandler {
   private final TabletManager tablets;
   private final Supplier<RaftServer> raft;
   private final ScannerManager scanners;
@@ -28,7 +28,7 @@ public final class DeleteTabletHandler {
   private final MetricRegistry.Counter received;
   private final MetricRegistry.Counter refused;
 
-  public DeleteTabletHandler(TabletManager tablets, Supplier<RaftServer> raft,
+  DeleteTabletHandler(TabletManager tablets, Supplier<RaftServer> raft,
       ScannerManager scanners, CopySessions copySessions, ClusterIdGuard clusterGuard,
       String selfUuid, MetricRegistry metrics) {
     this.tablets = tablets;

@@ -33,7 +33,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * and opens a scanner; every page then reads that same snapshot with those same columns, by id,
  * even after an ALTER (each response names them as they were at the open).
  */
-public final class ScanHandler {
+final class ScanHandler {
   private static final long SNAPSHOT_WAIT_MS = 10_000;
   /** Page size in bytes when the request does not say (Kudu's default). */
   static final long DEFAULT_BATCH_BYTES = 1 << 20;
@@ -44,7 +44,7 @@ public final class ScanHandler {
   private final int defaultBatchRows;
   private final MetricRegistry.Counter rowsReturned;
 
-  public ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
+  ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
       int defaultBatchRows, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;

@@ -46,18 +46,18 @@ import org.apache.ratis.server.RaftServer;
  * The gRPC faces of the tablet server. Every handler goes through {@link Rpcs}, so any failure
  * (bad input included) becomes the response's error field rather than a broken call.
  */
-public final class TabletServerServices {
+final class TabletServerServices {
   private TabletServerServices() {}
 
   /** Data path: Write, Scan, ScannerKeepAlive, ListTablets. */
-  public static final class Data extends TabletServerServiceGrpc.TabletServerServiceImplBase {
+  static final class Data extends TabletServerServiceGrpc.TabletServerServiceImplBase {
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
     private final WriteHandler writes;
     private final ScanHandler scans;
     private final ScannerManager scanners;
 
-    public Data(TabletManager tablets, Supplier<RaftServer> raft, WriteHandler writes,
+    Data(TabletManager tablets, Supplier<RaftServer> raft, WriteHandler writes,
         ScanHandler scans, ScannerManager scanners) {
       this.tablets = tablets;
       this.raft = raft;
@@ -70,7 +70,7 @@ public final class TabletServerServices {
      * This service with Write requests parsed by aliasing, so that the rows reach the Raft log
      * write without a copy after the one out of the transport's buffers.
      */
-    public BindableService withAliasedWrites() {
+    BindableService withAliasedWrites() {
       // Scans too: a request that does not parse is then INVALID_ARGUMENT, not gRPC's UNKNOWN.
       return () -> AliasingMarshaller.forRequests(AliasingMarshaller.forRequests(bindService(),
               TabletServerServiceGrpc.getWriteMethod(), WriteRequestPB.getDefaultInstance()),
@@ -115,8 +115,7 @@ public final class TabletServerServices {
    * master), TransferLeadership
    * (operators and tests).
    */
-  public static final class Admin
-      extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
+  static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
     /** How long a leadership transfer may take when the request does not say. */
     private static final long DEFAULT_TRANSFER_TIMEOUT_MS = 5000;
 
@@ -128,7 +127,7 @@ public final class TabletServerServices {
     private final ClusterIdGuard clusterGuard;
     private final ReplicaHibernator hibernator;
 
-    public Admin(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
+    Admin(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
         ClusterIdGuard clusterGuard, DeleteTabletHandler deletes, ReplicaHibernator hibernator) {
       this.hibernator = hibernator;
       this.tablets = tablets;

@@ -40,7 +40,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * first answer to each committed (client id, sequence number), leaving the client's call to time
  * out after the write was applied: the case exactly-once exists for.
  */
-public final class WriteHandler {
+final class WriteHandler {
   /** How long after the caller's deadline a withheld answer is dropped (the call is gone). */
   private static final long WITHHELD_GRACE_NANOS = 1_000_000_000L;
   /** How many answered-once writes the fault remembers; older ones would be dropped again. */
@@ -54,7 +54,7 @@ public final class WriteHandler {
   /** Writes whose answer the fault already withheld once; null when the fault is off. */
   private final Set<String> droppedOnce;
 
-  public WriteHandler(TabletManager tablets, Supplier<RaftServer> raft, long maxRequestBytes,
+  WriteHandler(TabletManager tablets, Supplier<RaftServer> raft, long maxRequestBytes,
       boolean faultDropResponseAfterCommit, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;
