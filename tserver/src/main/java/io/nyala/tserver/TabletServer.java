@@ -21,18 +21,16 @@ import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
 import io.nyala.tserver.replica.GrpcPeerChannel;
 import io.nyala.tserver.replica.ReplicaHibernator;
-import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.CompactionPolicy;
-import io.nyala.tserver.tablet.CompactionResult;
-import io.nyala.tserver.tablet.CompactionStats;
 import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.MaintenanceScheduler;
 import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.heartbeat.Heartbeater;
+import io.nyala.tserver.metrics.ServerGauges;
 import io.nyala.tserver.scan.ScannerManager;
 import io.nyala.tserver.service.RpcServices;
 import io.nyala.tserver.web.StatusPage;
@@ -41,7 +39,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
@@ -171,7 +168,9 @@ public class TabletServer extends ServerBase {
             copySessions, hibernator, uuid(), metrics),
         new RpcServices.Limits(topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit,
             topts.scannerDefaultBatchRows)));
-    registerGauges();
+    ServerGauges.register(metrics, new ServerGauges.Sources(tabletManager, hibernator,
+        this::isLeader, scanners, copySessions, storeMaintenance, this::openStores,
+        this::blockManager));
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
@@ -313,70 +312,6 @@ public class TabletServer extends ServerBase {
     heartbeater = hb;
     onClose(hb);
     hb.start();
-  }
-
-  private void registerGauges() {
-    metrics.gauge("tablets_total", "Tablet replicas hosted", () -> tabletManager.count());
-    for (ReplicaState st : ReplicaState.values()) {
-      metrics.gauge("tablet_replicas", "Tablet replicas hosted, by lifecycle state "
-          + "(docs/dense-nodes.md)", Map.of("state", st.name().toLowerCase(Locale.ROOT)),
-          () -> tabletManager.replicas().stream().filter(r -> r.state() == st).count());
-    }
-    metrics.gauge("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
-        () -> hibernator.hibernations());
-    metrics.gauge("tablet_wakes_total", "Hibernated replicas woken here",
-        () -> hibernator.wakes());
-    metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
-        tabletManager.replicas().stream().filter(this::isLeader).count());
-    metrics.gauge("scanners_active", "Open scanners", () -> scanners.activeCount());
-    metrics.gauge("tablet_copy_sessions_active", "Tablet copy sessions served by this server",
-        () -> copySessions.activeCount());
-    metrics.gauge("tablet_flushes_total", "Tablet flushes by the maintenance thread",
-        () -> storeMaintenance.flushes());
-    metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
-        () -> storeMaintenance.flushMillis());
-    metrics.gauge("tablet_maintenance_failures_total",
-        "Flushes and compactions of open tablets that failed (each is logged)",
-        () -> storeMaintenance.failures());
-    metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
-        "Blocks no superblock listed, deleted when this process started (left by a crash)",
-        () -> tabletManager.orphanBlocksDeletedAtStart());
-    metrics.gauge("tablet_orphaned_blocks_kept_at_start",
-        "Blocks no superblock listed that this start did not delete because deleting them "
-            + "looked unsafe (see the log and docs/data-safety.md)",
-        () -> tabletManager.orphanBlocksKeptAtStart());
-    metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
-        () -> storeMaintenance.compactions());
-    registerCompactionGauges(storeMaintenance.compactionStats());
-    metrics.gauge("tablet_memory_bytes", "In-memory row data of all tablets (unflushed)",
-        () -> openStores().stream().mapToLong(BlockTabletStore::memoryBytes).sum());
-    metrics.gauge("block_manager_blocks_under_management", "Live blocks",
-        () -> blockManager.metrics().blocksUnderManagement());
-    metrics.gauge("block_manager_bytes_under_management", "Bytes of live blocks",
-        () -> blockManager.metrics().bytesUnderManagement());
-    metrics.gauge("block_manager_containers", "Log block manager containers",
-        () -> blockManager.metrics().containers());
-    metrics.gauge("block_manager_full_containers", "Containers that take no more blocks",
-        () -> blockManager.metrics().fullContainers());
-    metrics.gauge("block_manager_holes_punched_total", "Deleted block ranges really punched",
-        () -> blockManager.metrics().holesPunched());
-    metrics.gauge("block_manager_dead_containers_deleted_total",
-        "Containers deleted because no live block was left in them",
-        () -> blockManager.metrics().deadContainersDeleted());
-  }
-
-  private void registerCompactionGauges(CompactionStats stats) {
-    for (CompactionResult.Kind k : CompactionResult.Kind.values()) {
-      metrics.gauge("tablet_compactions_by_kind_total", "Tablet compactions by kind",
-          Map.of("kind", k.name().toLowerCase(Locale.ROOT)), () -> stats.count(k));
-    }
-    for (CompactionStats.Figure f : CompactionStats.Figure.values()) {
-      String name = "tablet_compaction_" + f.name().toLowerCase(Locale.ROOT) + "_total";
-      String help = "Tablet compactions' " + f.name().toLowerCase(Locale.ROOT)
-          + " read (side=in) and written (side=out)";
-      metrics.gauge(name, help, Map.of("side", "in"), () -> stats.in(f));
-      metrics.gauge(name, help, Map.of("side", "out"), () -> stats.out(f));
-    }
   }
 
   private boolean isLeader(TabletReplica r) {
