@@ -5,7 +5,6 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DurableDirs;
 import io.nyala.common.fault.CrashPoints;
-import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
@@ -13,6 +12,8 @@ import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.background.PeriodicTasks;
+import io.nyala.tserver.background.ServerPools;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.copy.TabletCopyClient;
 import io.nyala.tserver.fs.BlockManager;
@@ -41,8 +42,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -84,10 +83,6 @@ public class TabletServer extends ServerBase {
   private ClusterIdGuard clusterGuard;
   /** Periodic work of the whole server; see {@link #maintenancePool()}. */
   private volatile ScheduledExecutorService maintenancePool;
-  /** Threads of the maintenance pool (docs/dense-nodes.md). */
-  static final int MAINTENANCE_THREADS = 2;
-  /** Threads handling the answers to this server's HibernateReplica and WakeReplica calls. */
-  static final int PEER_CALLBACK_THREADS = 2;
   /** Threads serving peers' HibernateReplica and WakeReplica calls (docs/dense-nodes.md). */
   static final int LIFECYCLE_RPC_THREADS = 4;
 
@@ -136,15 +131,11 @@ public class TabletServer extends ServerBase {
 
     scanners = new ScannerManager(topts.scannerTtlMs);
     onClose(scanners);
-    // One small pool for every periodic task of the server (docs/dense-nodes.md): two
-    // threads, so a long flush or compaction never holds up the scanner and session sweep.
-    ScheduledExecutorService maintenance = Executors.newScheduledThreadPool(MAINTENANCE_THREADS,
-        LogContext.threadFactory(name, "maintenance"));
+    ScheduledExecutorService maintenance = ServerPools.maintenance(name);
     maintenancePool = maintenance;
     onClose(maintenance::shutdownNow);
-    long sweepMs = Math.max(50, Math.min(5000,
-        Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
-    maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+    PeriodicTasks.scheduleSweep(maintenance, topts.scannerTtlMs, topts.tabletCopySessionTtlMs,
+        scanners, copySessions, tabletManager);
     startHibernation(maintenance);
 
     if (!topts.enableMaintenanceManager) {
@@ -183,20 +174,12 @@ public class TabletServer extends ServerBase {
    * followers' answers, run on a pool of their own.
    */
   private void startHibernation(ScheduledExecutorService maintenance) {
-    // Its threads go when idle: a server whose replicas are all cold or all busy keeps none.
-    ThreadPoolExecutor rounds = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "hibernation"));
-    rounds.allowCoreThreadTimeOut(true);
+    ThreadPoolExecutor rounds = ServerPools.hibernationRounds(name);
     onClose(rounds::shutdownNow);
     long retryWindowMs = RaftServerConfigKeys.RetryCache.expiryTime(raftServer.getProperties())
         .toLong(TimeUnit.MILLISECONDS);
-    // Not shut down with the server: answers of calls still in flight when the channels close
-    // arrive after that, and a shut-down pool would refuse them (gRPC logs each refusal). Its
-    // threads end once idle.
-    ThreadPoolExecutor peerCallbacks = new ThreadPoolExecutor(PEER_CALLBACK_THREADS,
-        PEER_CALLBACK_THREADS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        LogContext.threadFactory(name, "peer-calls"));
-    peerCallbacks.allowCoreThreadTimeOut(true);
+    // Not shut down with the server (see ServerPools.peerCallbacks).
+    ThreadPoolExecutor peerCallbacks = ServerPools.peerCallbacks(name);
     hibernator = new ReplicaHibernator(tabletManager, uuid(),
         new GrpcPeerChannel(channels, clusterGuard, peerCallbacks), topts.tabletHibernateAfterMs,
         retryWindowMs,
@@ -209,14 +192,7 @@ public class TabletServer extends ServerBase {
             + "Raft group open (the election follows)",
         0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5);
     hibernator.onWake(ms -> wakeLatency.observe(ms / 1000.0));
-    long passMs = Math.max(100, Math.min(1000, topts.tabletHibernateAfterMs / 4));
-    maintenance.scheduleWithFixedDelay(() -> {
-      try {
-        hibernator.pass();
-      } catch (RuntimeException e) {
-        LOG.warn("hibernation pass failed", e);
-      }
-    }, passMs, passMs, TimeUnit.MILLISECONDS);
+    PeriodicTasks.scheduleHibernationPasses(maintenance, hibernator, topts.tabletHibernateAfterMs);
   }
 
   /** Installs {@code --fault_crash_points} process-wide; leaves the process alone when empty. */
@@ -239,11 +215,7 @@ public class TabletServer extends ServerBase {
       }
     }, topts.tabletCopySessionTtlMs, System::nanoTime);
     onClose(copySessions);
-    // Apart from the maintenance pool: a copy blocks on the network for as long as it takes.
-    // Its threads go when idle, so a server that copies nothing keeps none.
-    ThreadPoolExecutor copies = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "tablet-copy"));
-    copies.allowCoreThreadTimeOut(true);
+    ThreadPoolExecutor copies = ServerPools.tabletCopies(name);
     onClose(copies::shutdownNow);
     TabletCopyClient copier = new TabletCopyClient(channels, uuid(), copies, metrics);
     if (topts.faultTabletCopyFetchDelayMs > 0) {
@@ -319,21 +291,6 @@ public class TabletServer extends ServerBase {
       return raftServer.getDivision(r.groupId()).getInfo().isLeader();
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  private void sweep() {
-    try {
-      scanners.sweep();
-      copySessions.sweep();
-      for (TabletReplica r : tabletManager.replicas()) {
-        TabletStateMachine sm = r.stateMachineOrNull();
-        if (sm != null && sm.store() != null) {
-          sm.store().collectGarbage();
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("maintenance pass failed", e);
     }
   }
 
