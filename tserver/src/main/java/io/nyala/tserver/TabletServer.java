@@ -7,7 +7,6 @@ import io.nyala.common.env.DurableDirs;
 import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
-import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
@@ -83,8 +82,6 @@ public class TabletServer extends ServerBase {
   private ClusterIdGuard clusterGuard;
   /** Periodic work of the whole server; see {@link #maintenancePool()}. */
   private volatile ScheduledExecutorService maintenancePool;
-  /** Threads serving peers' HibernateReplica and WakeReplica calls (docs/dense-nodes.md). */
-  static final int LIFECYCLE_RPC_THREADS = 4;
 
   public TabletServer(TserverOptions options) {
     super("tserver", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
@@ -294,17 +291,9 @@ public class TabletServer extends ServerBase {
     }
   }
 
-  /**
-   * Peers' hibernate and wake requests get threads of their own: a request here that needs a
-   * cold group holds a service thread until the group has a leader, which takes the peers'
-   * wakes; with every service thread of every server so held (a burst of writes to cold
-   * tablets) no wake could be served, and all would wait out their deadlines.
-   */
   @Override
   protected void customizeRpc(RpcServer rpc) {
-    rpc.ownThreads("lifecycle", LIFECYCLE_RPC_THREADS, List.of(
-        TabletServerAdminServiceGrpc.getWakeReplicaMethod(),
-        TabletServerAdminServiceGrpc.getHibernateReplicaMethod()));
+    RpcServices.giveLifecycleCallsOwnThreads(rpc);
   }
 
   @Override

@@ -2,7 +2,9 @@ package io.nyala.tserver.service;
 
 import io.grpc.BindableService;
 import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.Channels;
+import io.nyala.common.rpc.RpcServer;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.copy.TabletCopyService;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
@@ -18,6 +20,9 @@ import org.apache.ratis.server.RaftServer;
  * it has started, so that the handlers stay private to this package.
  */
 public final class RpcServices {
+  /** Threads serving peers' HibernateReplica and WakeReplica calls (docs/dense-nodes.md). */
+  public static final int LIFECYCLE_RPC_THREADS = 4;
+
   private RpcServices() {}
 
   /**
@@ -62,5 +67,17 @@ public final class RpcServices {
         new TabletServerServices.Admin(p.tablets(), p.raft(), p.channels(), p.clusterGuard(),
             deletes, p.hibernator()),
         new TabletCopyService(p.copySessions()));
+  }
+
+  /**
+   * Peers' hibernate and wake requests get threads of their own: a request here that needs a
+   * cold group holds a service thread until the group has a leader, which takes the peers'
+   * wakes; with every service thread of every server so held (a burst of writes to cold
+   * tablets) no wake could be served, and all would wait out their deadlines.
+   */
+  public static void giveLifecycleCallsOwnThreads(RpcServer rpc) {
+    rpc.ownThreads("lifecycle", LIFECYCLE_RPC_THREADS, List.of(
+        TabletServerAdminServiceGrpc.getWakeReplicaMethod(),
+        TabletServerAdminServiceGrpc.getHibernateReplicaMethod()));
   }
 }
