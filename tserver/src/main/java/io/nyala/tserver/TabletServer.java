@@ -102,11 +102,7 @@ public class TabletServer extends ServerBase {
   }
 
   private void startInternal() {
-    long maxWrite = TserverOptions.MAX_RAFT_ENTRY_BYTES - TserverOptions.RAFT_ENTRY_OVERHEAD_BYTES;
-    if (topts.maxWriteRequestBytes < 1 || topts.maxWriteRequestBytes > maxWrite) {
-      throw NyalaException.invalidArgument("--max_write_request_bytes must be in [1, %d], got %d",
-          maxWrite, topts.maxWriteRequestBytes);
-    }
+    topts.checkMaxWriteRequestBytes();
     armCrashPoints();
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
