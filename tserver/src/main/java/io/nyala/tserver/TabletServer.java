@@ -5,45 +5,42 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DurableDirs;
 import io.nyala.common.fault.CrashPoints;
-import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
-import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.background.PeriodicTasks;
+import io.nyala.tserver.background.ServerPools;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.copy.TabletCopyClient;
-import io.nyala.tserver.copy.TabletCopyService;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.file.FileBlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
+import io.nyala.tserver.replica.GrpcPeerChannel;
 import io.nyala.tserver.replica.ReplicaHibernator;
-import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.CompactionPolicy;
-import io.nyala.tserver.tablet.CompactionResult;
-import io.nyala.tserver.tablet.CompactionStats;
 import io.nyala.tserver.tablet.HistoryRetention;
 import io.nyala.tserver.tablet.MaintenanceScheduler;
 import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.heartbeat.Heartbeater;
+import io.nyala.tserver.metrics.ServerGauges;
 import io.nyala.tserver.scan.ScannerManager;
+import io.nyala.tserver.service.RpcServices;
+import io.nyala.tserver.web.StatusPage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -85,12 +82,6 @@ public class TabletServer extends ServerBase {
   private ClusterIdGuard clusterGuard;
   /** Periodic work of the whole server; see {@link #maintenancePool()}. */
   private volatile ScheduledExecutorService maintenancePool;
-  /** Threads of the maintenance pool (docs/dense-nodes.md). */
-  static final int MAINTENANCE_THREADS = 2;
-  /** Threads handling the answers to this server's HibernateReplica and WakeReplica calls. */
-  static final int PEER_CALLBACK_THREADS = 2;
-  /** Threads serving peers' HibernateReplica and WakeReplica calls (docs/dense-nodes.md). */
-  static final int LIFECYCLE_RPC_THREADS = 4;
 
   public TabletServer(TserverOptions options) {
     super("tserver", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
@@ -111,11 +102,7 @@ public class TabletServer extends ServerBase {
   }
 
   private void startInternal() {
-    long maxWrite = TserverOptions.MAX_RAFT_ENTRY_BYTES - TserverOptions.RAFT_ENTRY_OVERHEAD_BYTES;
-    if (topts.maxWriteRequestBytes < 1 || topts.maxWriteRequestBytes > maxWrite) {
-      throw NyalaException.invalidArgument("--max_write_request_bytes must be in [1, %d], got %d",
-          maxWrite, topts.maxWriteRequestBytes);
-    }
+    topts.checkMaxWriteRequestBytes();
     armCrashPoints();
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
@@ -137,15 +124,11 @@ public class TabletServer extends ServerBase {
 
     scanners = new ScannerManager(topts.scannerTtlMs);
     onClose(scanners);
-    // One small pool for every periodic task of the server (docs/dense-nodes.md): two
-    // threads, so a long flush or compaction never holds up the scanner and session sweep.
-    ScheduledExecutorService maintenance = Executors.newScheduledThreadPool(MAINTENANCE_THREADS,
-        LogContext.threadFactory(name, "maintenance"));
+    ScheduledExecutorService maintenance = ServerPools.maintenance(name);
     maintenancePool = maintenance;
     onClose(maintenance::shutdownNow);
-    long sweepMs = Math.max(50, Math.min(5000,
-        Math.min(topts.scannerTtlMs, topts.tabletCopySessionTtlMs) / 2));
-    maintenance.scheduleWithFixedDelay(this::sweep, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
+    PeriodicTasks.scheduleSweep(maintenance, topts.scannerTtlMs, topts.tabletCopySessionTtlMs,
+        scanners, copySessions, tabletManager);
     startHibernation(maintenance);
 
     if (!topts.enableMaintenanceManager) {
@@ -160,22 +143,18 @@ public class TabletServer extends ServerBase {
         maintenance, topts.enableMaintenanceManager ? topts.maintenanceIntervalMs : Long.MAX_VALUE);
     onClose(storeMaintenance);
 
-    WriteHandler writes = new WriteHandler(tabletManager, () -> raftServer,
-        topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit, metrics);
     if (topts.faultDropWriteResponseAfterCommit) {
       LOG.warn("UNSAFE test fault on: --fault_drop_write_response_after_commit withholds the "
           + "first answer to every committed write");
     }
-    ScanHandler scans = new ScanHandler(tabletManager, () -> raftServer, scanners,
-        topts.scannerDefaultBatchRows, metrics);
-    startRpc(List.of(
-        new TabletServerServices.Data(tabletManager, () -> raftServer, writes, scans, scanners)
-            .withAliasedWrites(),
-        new TabletServerServices.Admin(tabletManager, () -> raftServer, channels, clusterGuard,
-            new DeleteTabletHandler(tabletManager, () -> raftServer, scanners, copySessions,
-                clusterGuard, uuid(), metrics), hibernator),
-        new TabletCopyService(copySessions)));
-    registerGauges();
+    startRpc(RpcServices.build(
+        new RpcServices.Parts(tabletManager, () -> raftServer, channels, clusterGuard, scanners,
+            copySessions, hibernator, uuid(), metrics),
+        new RpcServices.Limits(topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit,
+            topts.scannerDefaultBatchRows)));
+    ServerGauges.register(metrics, new ServerGauges.Sources(tabletManager, hibernator,
+        this::isLeader, scanners, copySessions, storeMaintenance, this::openStores,
+        this::blockManager));
     startWeb(() -> StatusPage.render(this));
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
@@ -188,20 +167,12 @@ public class TabletServer extends ServerBase {
    * followers' answers, run on a pool of their own.
    */
   private void startHibernation(ScheduledExecutorService maintenance) {
-    // Its threads go when idle: a server whose replicas are all cold or all busy keeps none.
-    ThreadPoolExecutor rounds = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "hibernation"));
-    rounds.allowCoreThreadTimeOut(true);
+    ThreadPoolExecutor rounds = ServerPools.hibernationRounds(name);
     onClose(rounds::shutdownNow);
     long retryWindowMs = RaftServerConfigKeys.RetryCache.expiryTime(raftServer.getProperties())
         .toLong(TimeUnit.MILLISECONDS);
-    // Not shut down with the server: answers of calls still in flight when the channels close
-    // arrive after that, and a shut-down pool would refuse them (gRPC logs each refusal). Its
-    // threads end once idle.
-    ThreadPoolExecutor peerCallbacks = new ThreadPoolExecutor(PEER_CALLBACK_THREADS,
-        PEER_CALLBACK_THREADS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        LogContext.threadFactory(name, "peer-calls"));
-    peerCallbacks.allowCoreThreadTimeOut(true);
+    // Not shut down with the server (see ServerPools.peerCallbacks).
+    ThreadPoolExecutor peerCallbacks = ServerPools.peerCallbacks(name);
     hibernator = new ReplicaHibernator(tabletManager, uuid(),
         new GrpcPeerChannel(channels, clusterGuard, peerCallbacks), topts.tabletHibernateAfterMs,
         retryWindowMs,
@@ -214,14 +185,7 @@ public class TabletServer extends ServerBase {
             + "Raft group open (the election follows)",
         0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5);
     hibernator.onWake(ms -> wakeLatency.observe(ms / 1000.0));
-    long passMs = Math.max(100, Math.min(1000, topts.tabletHibernateAfterMs / 4));
-    maintenance.scheduleWithFixedDelay(() -> {
-      try {
-        hibernator.pass();
-      } catch (RuntimeException e) {
-        LOG.warn("hibernation pass failed", e);
-      }
-    }, passMs, passMs, TimeUnit.MILLISECONDS);
+    PeriodicTasks.scheduleHibernationPasses(maintenance, hibernator, topts.tabletHibernateAfterMs);
   }
 
   /** Installs {@code --fault_crash_points} process-wide; leaves the process alone when empty. */
@@ -244,11 +208,7 @@ public class TabletServer extends ServerBase {
       }
     }, topts.tabletCopySessionTtlMs, System::nanoTime);
     onClose(copySessions);
-    // Apart from the maintenance pool: a copy blocks on the network for as long as it takes.
-    // Its threads go when idle, so a server that copies nothing keeps none.
-    ThreadPoolExecutor copies = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), LogContext.threadFactory(name, "tablet-copy"));
-    copies.allowCoreThreadTimeOut(true);
+    ThreadPoolExecutor copies = ServerPools.tabletCopies(name);
     onClose(copies::shutdownNow);
     TabletCopyClient copier = new TabletCopyClient(channels, uuid(), copies, metrics);
     if (topts.faultTabletCopyFetchDelayMs > 0) {
@@ -319,70 +279,6 @@ public class TabletServer extends ServerBase {
     hb.start();
   }
 
-  private void registerGauges() {
-    metrics.gauge("tablets_total", "Tablet replicas hosted", () -> tabletManager.count());
-    for (ReplicaState st : ReplicaState.values()) {
-      metrics.gauge("tablet_replicas", "Tablet replicas hosted, by lifecycle state "
-          + "(docs/dense-nodes.md)", Map.of("state", st.name().toLowerCase(Locale.ROOT)),
-          () -> tabletManager.replicas().stream().filter(r -> r.state() == st).count());
-    }
-    metrics.gauge("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
-        () -> hibernator.hibernations());
-    metrics.gauge("tablet_wakes_total", "Hibernated replicas woken here",
-        () -> hibernator.wakes());
-    metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
-        tabletManager.replicas().stream().filter(this::isLeader).count());
-    metrics.gauge("scanners_active", "Open scanners", () -> scanners.activeCount());
-    metrics.gauge("tablet_copy_sessions_active", "Tablet copy sessions served by this server",
-        () -> copySessions.activeCount());
-    metrics.gauge("tablet_flushes_total", "Tablet flushes by the maintenance thread",
-        () -> storeMaintenance.flushes());
-    metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
-        () -> storeMaintenance.flushMillis());
-    metrics.gauge("tablet_maintenance_failures_total",
-        "Flushes and compactions of open tablets that failed (each is logged)",
-        () -> storeMaintenance.failures());
-    metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
-        "Blocks no superblock listed, deleted when this process started (left by a crash)",
-        () -> tabletManager.orphanBlocksDeletedAtStart());
-    metrics.gauge("tablet_orphaned_blocks_kept_at_start",
-        "Blocks no superblock listed that this start did not delete because deleting them "
-            + "looked unsafe (see the log and docs/data-safety.md)",
-        () -> tabletManager.orphanBlocksKeptAtStart());
-    metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
-        () -> storeMaintenance.compactions());
-    registerCompactionGauges(storeMaintenance.compactionStats());
-    metrics.gauge("tablet_memory_bytes", "In-memory row data of all tablets (unflushed)",
-        () -> openStores().stream().mapToLong(BlockTabletStore::memoryBytes).sum());
-    metrics.gauge("block_manager_blocks_under_management", "Live blocks",
-        () -> blockManager.metrics().blocksUnderManagement());
-    metrics.gauge("block_manager_bytes_under_management", "Bytes of live blocks",
-        () -> blockManager.metrics().bytesUnderManagement());
-    metrics.gauge("block_manager_containers", "Log block manager containers",
-        () -> blockManager.metrics().containers());
-    metrics.gauge("block_manager_full_containers", "Containers that take no more blocks",
-        () -> blockManager.metrics().fullContainers());
-    metrics.gauge("block_manager_holes_punched_total", "Deleted block ranges really punched",
-        () -> blockManager.metrics().holesPunched());
-    metrics.gauge("block_manager_dead_containers_deleted_total",
-        "Containers deleted because no live block was left in them",
-        () -> blockManager.metrics().deadContainersDeleted());
-  }
-
-  private void registerCompactionGauges(CompactionStats stats) {
-    for (CompactionResult.Kind k : CompactionResult.Kind.values()) {
-      metrics.gauge("tablet_compactions_by_kind_total", "Tablet compactions by kind",
-          Map.of("kind", k.name().toLowerCase(Locale.ROOT)), () -> stats.count(k));
-    }
-    for (CompactionStats.Figure f : CompactionStats.Figure.values()) {
-      String name = "tablet_compaction_" + f.name().toLowerCase(Locale.ROOT) + "_total";
-      String help = "Tablet compactions' " + f.name().toLowerCase(Locale.ROOT)
-          + " read (side=in) and written (side=out)";
-      metrics.gauge(name, help, Map.of("side", "in"), () -> stats.in(f));
-      metrics.gauge(name, help, Map.of("side", "out"), () -> stats.out(f));
-    }
-  }
-
   private boolean isLeader(TabletReplica r) {
     try {
       return raftServer.getDivision(r.groupId()).getInfo().isLeader();
@@ -391,32 +287,9 @@ public class TabletServer extends ServerBase {
     }
   }
 
-  private void sweep() {
-    try {
-      scanners.sweep();
-      copySessions.sweep();
-      for (TabletReplica r : tabletManager.replicas()) {
-        TabletStateMachine sm = r.stateMachineOrNull();
-        if (sm != null && sm.store() != null) {
-          sm.store().collectGarbage();
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("maintenance pass failed", e);
-    }
-  }
-
-  /**
-   * Peers' hibernate and wake requests get threads of their own: a request here that needs a
-   * cold group holds a service thread until the group has a leader, which takes the peers'
-   * wakes; with every service thread of every server so held (a burst of writes to cold
-   * tablets) no wake could be served, and all would wait out their deadlines.
-   */
   @Override
   protected void customizeRpc(RpcServer rpc) {
-    rpc.ownThreads("lifecycle", LIFECYCLE_RPC_THREADS, List.of(
-        TabletServerAdminServiceGrpc.getWakeReplicaMethod(),
-        TabletServerAdminServiceGrpc.getHibernateReplicaMethod()));
+    RpcServices.giveLifecycleCallsOwnThreads(rpc);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.nyala.tserver;
 
+import io.nyala.common.NyalaException;
 import io.nyala.common.server.ServerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -141,4 +142,16 @@ public class TserverOptions extends ServerOptions {
           + "(ms) after its session begins and before it fetches anything, so a test can keep a "
           + "joining replica copying. Never set it in production. Default: ${DEFAULT-VALUE}.")
   public long faultTabletCopyFetchDelayMs;
+
+  /**
+   * Throws INVALID_ARGUMENT unless {@code --max_write_request_bytes} is positive and leaves room
+   * for the Raft entry's header within {@link #MAX_RAFT_ENTRY_BYTES}.
+   */
+  public void checkMaxWriteRequestBytes() {
+    long maxWrite = MAX_RAFT_ENTRY_BYTES - RAFT_ENTRY_OVERHEAD_BYTES;
+    if (maxWriteRequestBytes < 1 || maxWriteRequestBytes > maxWrite) {
+      throw NyalaException.invalidArgument("--max_write_request_bytes must be in [1, %d], got %d",
+          maxWrite, maxWriteRequestBytes);
+    }
+  }
 }

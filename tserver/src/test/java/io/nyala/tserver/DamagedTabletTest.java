@@ -17,6 +17,7 @@ import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.Superblock;
+import io.nyala.tserver.web.StatusPage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

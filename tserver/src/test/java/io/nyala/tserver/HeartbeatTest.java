@@ -14,6 +14,7 @@ import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.master.TabletStatePB;
+import io.nyala.tserver.web.StatusPage;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -29,19 +29,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Real tablet servers on loopback for tests, and a few lines per RPC to drive them. */
-final class TserverFixture implements AutoCloseable {
-  static final Schema SCHEMA = new Schema(List.of(
+public final class TserverFixture implements AutoCloseable {
+  public static final Schema SCHEMA = new Schema(List.of(
       ColumnSchema.builder("id", Type.INT32).key(true).build(),
       ColumnSchema.builder("v", Type.STRING).build()));
 
   private final Channels channels = new Channels();
 
   /** See {@link TestPorts}: never from the ephemeral range. */
-  static int freePort() {
+  public static int freePort() {
     return TestPorts.freePort();
   }
 
-  static TserverOptions options(Path dir, int raftPort) {
+  public static TserverOptions options(Path dir, int raftPort) {
     TserverOptions o = new TserverOptions();
     o.fsWalDir = dir.toString();
     o.rpcBindAddresses = "127.0.0.1:0";
@@ -53,18 +53,18 @@ final class TserverFixture implements AutoCloseable {
     return o;
   }
 
-  static TabletServer start(TserverOptions o) {
+  public static TabletServer start(TserverOptions o) {
     TabletServer ts = new TabletServer(o);
     ts.start();
     return ts;
   }
 
-  static RaftPeerPB peer(TabletServer ts) {
+  public static RaftPeerPB peer(TabletServer ts) {
     return RaftPeerPB.newBuilder().setUuid(ts.uuid()).setRaftAddress(ts.raftAddress().toPb())
         .setRpcAddress(ts.rpcAddress().toPb()).build();
   }
 
-  static CreateTabletRequestPB createRequest(String tabletId, List<TabletServer> replicas) {
+  public static CreateTabletRequestPB createRequest(String tabletId, List<TabletServer> replicas) {
     CreateTabletRequestPB.Builder b = CreateTabletRequestPB.newBuilder()
         .setTableId(RaftIds.newId()).setTableName("t").setTabletId(tabletId)
         .setSchema(SCHEMA.toPb());
@@ -72,15 +72,15 @@ final class TserverFixture implements AutoCloseable {
     return b.build();
   }
 
-  TabletServerServiceGrpc.TabletServerServiceBlockingStub data(TabletServer ts) {
+  public TabletServerServiceGrpc.TabletServerServiceBlockingStub data(TabletServer ts) {
     return TabletServerServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()));
   }
 
-  TabletServerAdminServiceGrpc.TabletServerAdminServiceBlockingStub admin(HostPort addr) {
+  public TabletServerAdminServiceGrpc.TabletServerAdminServiceBlockingStub admin(HostPort addr) {
     return TabletServerAdminServiceGrpc.newBlockingStub(channels.get(addr));
   }
 
-  void createTablet(String tabletId, List<TabletServer> replicas) {
+  public void createTablet(String tabletId, List<TabletServer> replicas) {
     for (TabletServer ts : replicas) {
       var resp = admin(ts.rpcAddress()).createTablet(createRequest(tabletId, replicas));
       if (NyalaException.isError(resp.getError())) {
@@ -89,7 +89,7 @@ final class TserverFixture implements AutoCloseable {
     }
   }
 
-  static TabletServer awaitLeader(String tabletId, List<TabletServer> servers) {
+  public static TabletServer awaitLeader(String tabletId, List<TabletServer> servers) {
     TabletServer[] leader = new TabletServer[1];
     await().atMost(Duration.ofSeconds(20)).until(() -> {
       for (TabletServer ts : servers) {
@@ -104,7 +104,7 @@ final class TserverFixture implements AutoCloseable {
     return leader[0];
   }
 
-  static WriteRequestPB inserts(String tabletId, int from, int to, RowOpType type) {
+  public static WriteRequestPB inserts(String tabletId, int from, int to, RowOpType type) {
     List<RowOperations.Op> ops = new ArrayList<>();
     for (int i = from; i < to; i++) {
       ops.add(new RowOperations.Op(type, SCHEMA.newPartialRow().addInt("id", i)
@@ -114,12 +114,12 @@ final class TserverFixture implements AutoCloseable {
         .setRowOperations(RowOperations.encode(SCHEMA, ops)).build();
   }
 
-  WriteResponsePB write(TabletServer ts, WriteRequestPB req) {
+  public WriteResponsePB write(TabletServer ts, WriteRequestPB req) {
     return data(ts).write(req);
   }
 
   /** Scans the whole tablet in pages of {@code batch}; fails on any error. */
-  List<Object[]> scanAll(TabletServer ts, String tabletId, int batch) {
+  public List<Object[]> scanAll(TabletServer ts, String tabletId, int batch) {
     ScanResponsePB r = data(ts).scan(ScanRequestPB.newBuilder()
         .setNewScanRequest(NewScanRequestPB.newBuilder().setTabletId(tabletId))
         .setBatchSizeRows(batch).build());
@@ -138,7 +138,7 @@ final class TserverFixture implements AutoCloseable {
     }
   }
 
-  static ByteString clientId() {
+  public static ByteString clientId() {
     byte[] b = new byte[16];
     new java.util.Random().nextBytes(b);
     return ByteString.copyFrom(b);

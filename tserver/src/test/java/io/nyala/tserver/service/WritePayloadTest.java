@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import io.nyala.common.proto.metadata.TabletOpPB;
 import io.nyala.common.proto.metadata.WriteOpPB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.TserverFixture;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import com.google.protobuf.ByteString;
 import io.nyala.common.proto.ColumnPredicatePB;

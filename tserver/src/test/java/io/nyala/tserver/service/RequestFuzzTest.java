@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,6 +24,9 @@ import io.nyala.common.row.RowBlock;
 import io.nyala.common.rpc.RawBytes;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.schema.Schema;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverFixture;
+import io.nyala.tserver.TserverOptions;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.security.SecureRandom;

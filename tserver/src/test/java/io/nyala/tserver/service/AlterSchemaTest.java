@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,6 +27,9 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverFixture;
+import io.nyala.tserver.TserverOptions;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.TabletStore;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;

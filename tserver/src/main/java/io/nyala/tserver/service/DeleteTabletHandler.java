@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.metrics.MetricRegistry;
@@ -28,9 +28,9 @@ final class DeleteTabletHandler {
   private final MetricRegistry.Counter received;
   private final MetricRegistry.Counter refused;
 
-  DeleteTabletHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
-      CopySessions copySessions, ClusterIdGuard clusterGuard, String selfUuid,
-      MetricRegistry metrics) {
+  DeleteTabletHandler(TabletManager tablets, Supplier<RaftServer> raft,
+      ScannerManager scanners, CopySessions copySessions, ClusterIdGuard clusterGuard,
+      String selfUuid, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;
     this.scanners = scanners;

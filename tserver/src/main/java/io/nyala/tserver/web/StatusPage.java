@@ -1,9 +1,10 @@
-package io.nyala.tserver;
+package io.nyala.tserver.web;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.web.Html;
+import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletReplica;
 import java.util.ArrayList;
@@ -16,10 +17,10 @@ import java.util.Map;
  * The tablet server's home page: identity, addresses, a link to the leader master's web UI and
  * a table of its tablet replicas.
  */
-final class StatusPage {
+public final class StatusPage {
   private StatusPage() {}
 
-  static String render(TabletServer ts) {
+  public static String render(TabletServer ts) {
     HostPort http = ts.httpAddress();
     StringBuilder sb = new StringBuilder();
     sb.append("<h1>").append(Html.escape(ts.name())).append("</h1>")

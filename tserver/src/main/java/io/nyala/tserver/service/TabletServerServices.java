@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import io.grpc.BindableService;
 import io.grpc.stub.StreamObserver;

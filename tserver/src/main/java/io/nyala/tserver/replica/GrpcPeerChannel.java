@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.replica;
 
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.NyalaException;
@@ -12,7 +12,6 @@ import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
 import io.nyala.common.proto.tserver.WakeReplicaResponsePB;
 import io.nyala.common.rpc.Channels;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
-import io.nyala.tserver.replica.PeerChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -24,12 +23,12 @@ import java.util.function.Function;
  * hibernations (each answer or timeout one task) grew a cached pool by hundreds of threads,
  * which lingered a minute (docs/dense-nodes.md, "thread budget").
  */
-final class GrpcPeerChannel implements PeerChannel {
+public final class GrpcPeerChannel implements PeerChannel {
   private final Channels channels;
   private final ClusterIdGuard clusterGuard;
   private final Executor callbacks;
 
-  GrpcPeerChannel(Channels channels, ClusterIdGuard clusterGuard, Executor callbacks) {
+  public GrpcPeerChannel(Channels channels, ClusterIdGuard clusterGuard, Executor callbacks) {
     this.channels = channels;
     this.clusterGuard = clusterGuard;
     this.callbacks = callbacks;

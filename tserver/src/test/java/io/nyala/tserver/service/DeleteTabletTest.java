@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,6 +10,9 @@ import io.nyala.common.proto.metadata.TabletDataStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverFixture;
+import io.nyala.tserver.TserverOptions;
 import io.nyala.tserver.consensus.RaftLogWorkers;
 import io.nyala.tserver.replica.DeleteTimings;
 import io.nyala.tserver.replica.TabletReplica;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,6 +12,8 @@ import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
 import io.nyala.common.proto.tserver.ChangeConfigTypePB;
 import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,6 +11,9 @@ import io.nyala.common.proto.tserver.ChangeConfigTypePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
 import io.nyala.common.row.RowOpType;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverFixture;
+import io.nyala.tserver.TserverOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.nyala.tserver;
+package io.nyala.tserver.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +12,8 @@ import io.nyala.common.row.RowBlock;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
+import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.TserverFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
