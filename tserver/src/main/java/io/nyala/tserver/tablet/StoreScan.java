@@ -5,7 +5,6 @@ import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.ValueCodec;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
-import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.MergeCursor;
 import io.nyala.tserver.tablet.rowset.Projection;
 import io.nyala.tserver.tablet.rowset.RowSet;
@@ -36,31 +35,15 @@ import java.util.List;
 final class StoreScan {
   private StoreScan() {}
 
-  static ScanPage scan(BlockTabletStore store, ScanSpec spec, byte[] resumeAfter, int maxRows,
-      long maxBytes) {
+  static ScanPage scan(String tabletId, StoreState state, ScanSpec spec, byte[] resumeAfter,
+      int maxRows, long maxBytes) {
     if (maxRows < 1 || maxBytes < 1) {
       throw NyalaException.invalidArgument("a scan page needs room for at least one row");
     }
-    List<RowSet> view;
-    Projection read;
-    List<DiskLayer> held = new ArrayList<>();
-    synchronized (store.lock) {
-      // Rowsets and schema change together under the lock: the view matches the schema checked.
-      view = store.rowsets();
-      read = readProjection(store.tabletId, spec, store.projection());
-      // Under the lock every disk layer of the current list still has the store's reference.
-      for (RowSet rs : view) {
-        for (DiskLayer d : rs.diskLayers()) {
-          if (d.retain()) {
-            held.add(d);
-          }
-        }
-      }
-    }
-    try {
-      return page(spec, view, read, resumeAfter, maxRows, maxBytes);
-    } finally {
-      held.forEach(DiskLayer::release);
+    // Rowsets and projection are taken together: the view matches the schema checked.
+    try (StoreState.View view = state.retainView()) {
+      Projection read = readProjection(tabletId, spec, view.projection());
+      return page(spec, view.rowsets(), read, resumeAfter, maxRows, maxBytes);
     }
   }
 
