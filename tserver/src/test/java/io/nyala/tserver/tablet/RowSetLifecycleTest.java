@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Flush, compaction, deletion and damage of a store's blocks, on real block managers. */
 @Timeout(60)
-class RowSetLifecycleTest {
-  static final Schema SCHEMA = new Schema(List.of(
+public class RowSetLifecycleTest {
+  public static final Schema SCHEMA = new Schema(List.of(
       new ColumnSchema("id", Type.INT32, true, false, null, 1),
       new ColumnSchema("v", Type.STRING, false, true, null, 2)));
   @TempDir Path dir;

@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.image;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,6 +10,12 @@ import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations.Op;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.RowSetLifecycleTest;
+import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.StoreModel;
+import io.nyala.tserver.tablet.Superblock;
+import io.nyala.tserver.tablet.StoreFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
