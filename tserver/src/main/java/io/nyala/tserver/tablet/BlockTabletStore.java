@@ -6,6 +6,9 @@ import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy;
+import io.nyala.tserver.tablet.maintenance.CompactionResult;
+import io.nyala.tserver.tablet.maintenance.StoreMaintenance;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.Layer;
 import io.nyala.tserver.tablet.rowset.MemLayer;
@@ -87,6 +90,11 @@ public final class BlockTabletStore implements TabletStore {
       loaded.add(new RowSet(e.id(), layers));
     }
     return new BlockTabletStore(tabletId, env, blocks, superblockFile, sb, loaded, retention);
+  }
+
+  /** The tablet whose store this is. */
+  public String tabletId() {
+    return tabletId;
   }
 
   @Override

@@ -9,6 +9,8 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy;
+import io.nyala.tserver.tablet.maintenance.CompactionResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,10 +1,13 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
-import io.nyala.tserver.tablet.CompactionResult.Kind;
+import io.nyala.tserver.tablet.StoreCrashPoints;
+import io.nyala.tserver.tablet.StoreState;
+import io.nyala.tserver.tablet.Superblock;
+import io.nyala.tserver.tablet.maintenance.CompactionResult.Kind;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.DiskLayerWriter;
 import io.nyala.tserver.tablet.rowset.Layer;

@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
@@ -7,6 +7,11 @@ import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.StoreCrashPoints;
+import io.nyala.tserver.tablet.StoreLifecycle;
+import io.nyala.tserver.tablet.StoreState;
+import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.DiskLayerWriter;
 import io.nyala.tserver.tablet.rowset.Layer;
@@ -34,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * the versions up to its durable index. Flush writes every in-memory layer frozen at that index;
  * compaction only rewrites on-disk layers, so it never moves the durable index.
  */
-final class StoreMaintenance {
+public final class StoreMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(StoreMaintenance.class);
   private final String tabletId;
   private final Env env;
@@ -55,7 +60,7 @@ final class StoreMaintenance {
    * blocks are in {@code blocks} and whose superblock {@code superblockFile} says
    * {@code durable} now.
    */
-  StoreMaintenance(String tabletId, Env env, BlockManager blocks, Path superblockFile,
+  public StoreMaintenance(String tabletId, Env env, BlockManager blocks, Path superblockFile,
       StoreState state, StoreLifecycle lifecycle, Superblock durable) {
     this.tabletId = tabletId;
     this.env = env;
@@ -68,12 +73,12 @@ final class StoreMaintenance {
   }
 
   /** What the superblock on disk says (durable index and term read together). No I/O. */
-  Superblock durable() {
+  public Superblock durable() {
     return durable;
   }
 
   /** Deletes a layer's blocks once the last reader lets go of it (after it left the tablet). */
-  void watch(DiskLayer d) {
+  public void watch(DiskLayer d) {
     d.onLastRelease(l -> {
       if (lifecycle.state() == StoreLifecycle.State.DESTROYED) {
         return; // destroy deleted everything in one transaction
@@ -90,7 +95,7 @@ final class StoreMaintenance {
     });
   }
 
-  boolean flush() {
+  public boolean flush() {
     running.lock();
     try {
       checkOpen();
@@ -189,7 +194,7 @@ final class StoreMaintenance {
    * Runs the compaction {@code policy} picks now (with {@code force}, whatever still reduces the
    * layers within its budget); null if none was due.
    */
-  CompactionResult compact(CompactionPolicy policy, boolean force) {
+  public CompactionResult compact(CompactionPolicy policy, boolean force) {
     running.lock();
     try {
       checkOpen();
@@ -202,7 +207,7 @@ final class StoreMaintenance {
   }
 
   /** Forced compactions with the default policy until none is left to do. */
-  void compactAll() {
+  public void compactAll() {
     // Each forced compaction removes at least one on-disk layer, so this ends.
     int layers = 0;
     for (RowSet rs : state.rowsets()) {
@@ -235,7 +240,7 @@ final class StoreMaintenance {
   }
 
   /** Captures the superblock and the layers it lists; no flush or compaction runs meanwhile. */
-  BlockTabletStore.DurableSnapshot pinDurable() {
+  public BlockTabletStore.DurableSnapshot pinDurable() {
     running.lock();
     try {
       checkOpen();
@@ -259,7 +264,7 @@ final class StoreMaintenance {
     }
   }
 
-  void close() {
+  public void close() {
     running.lock();
     try {
       lifecycle.close();
@@ -268,7 +273,7 @@ final class StoreMaintenance {
     }
   }
 
-  void destroy() {
+  public void destroy() {
     running.lock();
     try {
       lifecycle.destroy();
@@ -283,7 +288,7 @@ final class StoreMaintenance {
    * every on-disk layer the new superblock does not list ({@code keep}), so their blocks are
    * deleted once no reader holds them. The store is left empty.
    */
-  void retire(Set<BlockId> keep) {
+  public void retire(Set<BlockId> keep) {
     running.lock();
     try {
       lifecycle.moveTo(StoreLifecycle.State.RETIRED);
@@ -304,7 +309,7 @@ final class StoreMaintenance {
     }
   }
 
-  static void destroyFiles(Env env, BlockManager blocks, Path superblockFile) {
+  public static void destroyFiles(Env env, BlockManager blocks, Path superblockFile) {
     if (!env.exists(superblockFile)) {
       return;
     }
