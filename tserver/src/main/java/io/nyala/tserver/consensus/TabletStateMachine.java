@@ -18,7 +18,7 @@ import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.HistoryRetention;
-import io.nyala.tserver.tablet.RowError;
+import io.nyala.tserver.tablet.RowOpError;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import io.nyala.tserver.tablet.image.BlockImage;
@@ -349,9 +349,9 @@ public final class TabletStateMachine extends BaseStateMachine {
     BlockTabletStore s = store;
     Schema ws = writeSchemas.resolve(w.getSchema(), s.schema());
     List<RowOperations.Op> ops = RowOperations.decode(ws, w.getRowOperations());
-    List<RowError> errors = s.apply(ws, ops, index);
+    List<RowOpError> errors = s.apply(ws, ops, index);
     WriteResultPB.Builder b = WriteResultPB.newBuilder().setWriteIndex(index);
-    for (RowError e : errors) {
+    for (RowOpError e : errors) {
       b.addPerRowErrors(PerRowResultPB.newBuilder()
           .setRowIndex(e.rowIndex()).setError(e.error().toPb()));
     }

@@ -103,7 +103,7 @@ public final class BlockTabletStore implements TabletStore {
   }
 
   @Override
-  public List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex) {
+  public List<RowOpError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex) {
     return state.apply(writeSchema, ops, raftIndex);
   }
 
@@ -163,7 +163,7 @@ public final class BlockTabletStore implements TabletStore {
   }
 
   @Override
-  public ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes) {
+  public ScanPage scan(TabletScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes) {
     return StoreScan.scan(tabletId, state, spec, resumeAfter, maxRows, maxBytes);
   }
 

@@ -111,19 +111,19 @@ public final class StoreState {
   }
 
   /** See {@link TabletStore#apply}. */
-  List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex) {
+  List<RowOpError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex) {
     synchronized (lock) {
       if (raftIndex <= lastApplied) {
         return List.of();
       }
       int[] map = RowMutator.columnMap(schema, writeSchema);
-      List<RowError> errors = new ArrayList<>();
+      List<RowOpError> errors = new ArrayList<>();
       long horizon = horizonLocked();
       for (int i = 0; i < ops.size(); i++) {
         try {
           liveRows.addAndGet(writer.write(rowsets, ops.get(i), map, raftIndex, horizon));
         } catch (NyalaException e) {
-          errors.add(new RowError(i, e));
+          errors.add(new RowOpError(i, e));
         }
       }
       historyHorizon = Math.max(historyHorizon, horizon);
@@ -142,7 +142,7 @@ public final class StoreState {
         lastApplied = raftIndex; // a replay of an alter the flushed state already holds
         return;
       }
-      SchemaChange.between(schema, newSchema); // INVALID_ARGUMENT before anything changes
+      TabletSchemaChange.between(schema, newSchema); // INVALID_ARGUMENT before anything changes
       schema = newSchema;
       projection = new Projection(newSchema);
       writer = new RowWriter(newSchema, projection);

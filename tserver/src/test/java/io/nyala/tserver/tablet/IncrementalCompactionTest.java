@@ -41,7 +41,8 @@ class IncrementalCompactionTest {
   }
 
   private static List<String> rows(StoreFixture fx, long snapshot) {
-    ScanSpec spec = ScanSpec.of(RowSetLifecycleTest.SCHEMA, List.of(), List.of(), null, null,
+    TabletScanSpec spec = TabletScanSpec.of(RowSetLifecycleTest.SCHEMA, List.of(), List.of(),
+        null, null,
         snapshot);
     return fx.store.scan(spec, null, 100_000).rows().stream().map(r -> r[0] + "=" + r[1])
         .toList();

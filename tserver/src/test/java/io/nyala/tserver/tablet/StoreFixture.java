@@ -60,9 +60,9 @@ public final class StoreFixture implements AutoCloseable {
     open();
   }
 
-  public List<RowError> apply(Schema writeSchema, List<Op> ops) {
+  public List<RowOpError> apply(Schema writeSchema, List<Op> ops) {
     long i = ++index;
-    List<RowError> errs = store.apply(writeSchema, ops, i);
+    List<RowOpError> errs = store.apply(writeSchema, ops, i);
     store.markApplied(1, i);
     return errs;
   }

@@ -130,7 +130,7 @@ class StoreModelTest {
     for (Op op : ops) {
       expected.add(model.apply(op));
     }
-    List<RowError> errs = fx.apply(model.schema, ops);
+    List<RowOpError> errs = fx.apply(model.schema, ops);
     log.add(new Entry(fx.index, model.schema, ops, null));
     List<StatusCode> actual = new ArrayList<>();
     for (int i = 0; i < ops.size(); i++) {
@@ -221,7 +221,7 @@ class StoreModelTest {
   }
 
   private static List<Object[]> scan(StoreFixture fx, Schema schema, long snapshot, int page) {
-    ScanSpec spec = ScanSpec.of(schema, List.of(), List.of(), null, null, snapshot);
+    TabletScanSpec spec = TabletScanSpec.of(schema, List.of(), List.of(), null, null, snapshot);
     List<Object[]> out = new ArrayList<>();
     byte[] after = null;
     ScanPage p;
