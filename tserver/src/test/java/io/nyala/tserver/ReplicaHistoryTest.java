@@ -14,7 +14,7 @@ import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations;
 import io.nyala.tserver.tablet.BlockTabletStore;
-import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.TabletScanSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,14 +74,15 @@ class ReplicaHistoryTest {
       BlockTabletStore s = store(ts, tablet);
       s.pin(snapshot);
       try {
-        ScanSpec spec = ScanSpec.of(s.schema(), List.of(), List.of(), null, null, snapshot);
+        TabletScanSpec spec =
+            TabletScanSpec.of(s.schema(), List.of(), List.of(), null, null, snapshot);
         List<Object[]> rows = s.scan(spec, null, 10_000).rows();
         assertThat(rows).as("rows at snapshot %d on %s", snapshot, ts.uuid()).hasSize(ROWS);
         for (Object[] r : rows) {
           assertThat(r[1]).as("row %s at snapshot %d on %s", r[0], snapshot, ts.uuid())
               .isEqualTo("value-" + r[0]);
         }
-        ScanSpec now = spec.atSnapshot(last);
+        TabletScanSpec now = spec.atSnapshot(last);
         assertThat(s.scan(now, null, 10_000).rows()).hasSize(ROWS - ROWS / 5);
       } finally {
         s.unpin(snapshot);

@@ -15,7 +15,7 @@ import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.rpc.Channels;
 import io.nyala.tserver.copy.TabletCopyClient;
-import io.nyala.tserver.tablet.TabletImageInstaller;
+import io.nyala.tserver.tablet.image.TabletImageInstaller;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

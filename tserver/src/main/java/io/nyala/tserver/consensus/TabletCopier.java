@@ -1,7 +1,7 @@
 package io.nyala.tserver.consensus;
 
 import io.nyala.common.HostPort;
-import io.nyala.tserver.tablet.TabletImageInstaller;
+import io.nyala.tserver.tablet.image.TabletImageInstaller;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.server.protocol.TermIndex;
 

@@ -3,6 +3,7 @@ package io.nyala.tserver.consensus;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.SealedEntries;
 import io.nyala.common.env.Env;
 import io.nyala.common.proto.metadata.AlterSchemaOpPB;
@@ -14,19 +15,18 @@ import io.nyala.common.row.RowOperations;
 import io.nyala.common.rpc.AliasingMarshaller;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.LogPayloads;
-import io.nyala.common.consensus.RaftCalls;
 import io.nyala.tserver.fs.BlockManager;
-import io.nyala.tserver.tablet.BlockImage;
-import io.nyala.tserver.tablet.BlockImageInstaller;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.HistoryRetention;
-import io.nyala.tserver.tablet.RowError;
+import io.nyala.tserver.tablet.RowOpError;
 import io.nyala.tserver.tablet.Superblock;
-import io.nyala.tserver.tablet.TabletImage;
 import io.nyala.tserver.tablet.WriteSchemaCache;
+import io.nyala.tserver.tablet.image.BlockImage;
+import io.nyala.tserver.tablet.image.BlockImageInstaller;
+import io.nyala.tserver.tablet.image.TabletImage;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -45,8 +45,8 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -349,9 +349,9 @@ public final class TabletStateMachine extends BaseStateMachine {
     BlockTabletStore s = store;
     Schema ws = writeSchemas.resolve(w.getSchema(), s.schema());
     List<RowOperations.Op> ops = RowOperations.decode(ws, w.getRowOperations());
-    List<RowError> errors = s.apply(ws, ops, index);
+    List<RowOpError> errors = s.apply(ws, ops, index);
     WriteResultPB.Builder b = WriteResultPB.newBuilder().setWriteIndex(index);
-    for (RowError e : errors) {
+    for (RowOpError e : errors) {
       b.addPerRowErrors(PerRowResultPB.newBuilder()
           .setRowIndex(e.rowIndex()).setError(e.error().toPb()));
     }

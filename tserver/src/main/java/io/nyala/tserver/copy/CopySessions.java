@@ -1,7 +1,7 @@
 package io.nyala.tserver.copy;
 
 import io.nyala.common.NyalaException;
-import io.nyala.tserver.tablet.TabletImage;
+import io.nyala.tserver.tablet.image.TabletImage;
 import java.io.IOException;
 import java.util.HexFormat;
 import java.util.Map;

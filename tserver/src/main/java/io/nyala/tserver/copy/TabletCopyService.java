@@ -12,7 +12,7 @@ import io.nyala.common.proto.tserver.FetchDataResponsePB;
 import io.nyala.common.proto.tserver.TabletCopyItemPB;
 import io.nyala.common.proto.tserver.TabletCopyServiceGrpc;
 import io.nyala.common.rpc.Rpcs;
-import io.nyala.tserver.tablet.TabletImage;
+import io.nyala.tserver.tablet.image.TabletImage;
 import java.io.IOException;
 import java.util.zip.CRC32C;
 

@@ -2,7 +2,7 @@ package io.nyala.tserver.scan;
 
 import io.nyala.common.NyalaException;
 import io.nyala.tserver.tablet.ScanPage;
-import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.TabletScanSpec;
 import io.nyala.tserver.tablet.TabletStore;
 import java.util.HexFormat;
 
@@ -15,7 +15,7 @@ public final class Scanner {
   private final byte[] id;
   private final String tabletId;
   private final TabletStore store;
-  private final ScanSpec spec;
+  private final TabletScanSpec spec;
   /** Rows the limit still allows (Long.MAX_VALUE = no limit). */
   private long remaining;
   /** Encoded key of the last row returned; null before the first page. */
@@ -25,7 +25,7 @@ public final class Scanner {
   /** The manager's monotonic clock at the last call. */
   private volatile long lastAccessNanos;
 
-  Scanner(byte[] id, String tabletId, TabletStore store, ScanSpec spec, long limit,
+  Scanner(byte[] id, String tabletId, TabletStore store, TabletScanSpec spec, long limit,
       long nowNanos) {
     this.lastAccessNanos = nowNanos;
     this.id = id;
@@ -47,7 +47,7 @@ public final class Scanner {
     return tabletId;
   }
 
-  public ScanSpec spec() {
+  public TabletScanSpec spec() {
     return spec;
   }
 

@@ -1,7 +1,7 @@
 package io.nyala.tserver.scan;
 
 import io.nyala.common.NyalaException;
-import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.TabletScanSpec;
 import io.nyala.tserver.tablet.TabletStore;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -37,7 +37,7 @@ public final class ScannerManager implements AutoCloseable {
   }
 
   /** Opens a scanner on a snapshot the caller already pinned in {@code store}. */
-  public Scanner register(String tabletId, TabletStore store, ScanSpec spec, long limit) {
+  public Scanner register(String tabletId, TabletStore store, TabletScanSpec spec, long limit) {
     byte[] id = new byte[16];
     random.nextBytes(id);
     Scanner s = new Scanner(id, tabletId, store, spec, limit, nanoClock.getAsLong());

@@ -9,7 +9,7 @@ import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
-import io.nyala.tserver.tablet.SchemaChange;
+import io.nyala.tserver.tablet.TabletSchemaChange;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
@@ -52,7 +52,7 @@ final class AlterSchemaHandler {
           AlterSchemaResponsePB.newBuilder().setSchemaVersion(current.version()).build());
     }
     try {
-      SchemaChange.between(current, next);
+      TabletSchemaChange.between(current, next);
     } catch (NyalaException e) {
       throw NyalaException.invalidArgument("tablet %s: cannot alter schema version %d to %d: %s",
           req.getTabletId(), current.version(), next.version(), e.detail());

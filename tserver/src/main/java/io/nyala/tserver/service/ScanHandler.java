@@ -17,7 +17,7 @@ import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.Scanner;
 import io.nyala.tserver.scan.ScannerManager;
 import io.nyala.tserver.tablet.ScanPage;
-import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.TabletScanSpec;
 import io.nyala.tserver.tablet.TabletStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +87,7 @@ final class ScanHandler {
     for (ColumnPredicatePB p : n.getPredicatesList()) {
       preds.add(ColumnPredicate.fromPb(schema, p));
     }
-    ScanSpec spec = ScanSpec.of(schema, n.getProjectedColumnsList(), preds,
+    TabletScanSpec spec = TabletScanSpec.of(schema, n.getProjectedColumnsList(), preds,
         n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
     TabletStore store = sm.store();
     CompletableFuture<Long> pinned;

@@ -2,24 +2,22 @@ package io.nyala.tserver.tablet;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.env.Env;
-import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy;
+import io.nyala.tserver.tablet.maintenance.CompactionResult;
+import io.nyala.tserver.tablet.maintenance.StoreMaintenance;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.Layer;
 import io.nyala.tserver.tablet.rowset.MemLayer;
 import io.nyala.tserver.tablet.rowset.MergeCursor;
-import io.nyala.tserver.tablet.rowset.Projection;
 import io.nyala.tserver.tablet.rowset.RowSet;
-import io.nyala.tserver.tablet.rowset.RowVersions.Version;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -29,11 +27,11 @@ import java.util.function.Consumer;
  * key. {@link #flush} and {@link #compact} ({@link StoreMaintenance}) turn in-memory layers into
  * blocks and the superblock records what is durable.
  *
- * <p>Garbage rule: a version is dropped once no pinned snapshot and no future scan can see it,
- * i.e. everything older than the newest version at or before the history horizon
- * {@code min(oldest pin, ancient history mark)}. The mark ({@link AncientHistoryMark}) is the
- * index applied {@code --tablet_history_max_age_sec} ago, so a scan resumed on any replica at a
- * snapshot younger than that still reads it (docs/data-safety.md, "Scans").
+ * <p>Its in-memory state (rowsets, schema, indexes, pins, history horizon) has one owner,
+ * {@link StoreState}, which also states the garbage rule. The history horizon's ancient history
+ * mark ({@link AncientHistoryMark}) is the index applied {@code --tablet_history_max_age_sec}
+ * ago, so a scan resumed on any replica at a snapshot younger than that still reads it
+ * (docs/data-safety.md, "Scans").
  */
 public final class BlockTabletStore implements TabletStore {
   final String tabletId;
@@ -41,58 +39,23 @@ public final class BlockTabletStore implements TabletStore {
   /** The server's block manager as this tablet sees it: damage fails the replica. */
   final TabletBlocks blocks;
   final Path superblockFile;
-  /** Serialises writers (apply, alter, GC, structure swaps) and pin bookkeeping. */
-  final Object lock = new Object();
-  /** Rowsets; the last is the MemRowSet. Replaced whole under {@link #lock}, read lock-free. */
-  private volatile List<RowSet> rowsets;
-  private volatile Schema schema;
-  private volatile Projection projection;
-  private RowMutator mutator;
-  /** Pinned snapshot index → pin count; guarded by {@link #lock}. */
-  private final TreeMap<Long, Integer> pins = new TreeMap<>();
-  /** The newest entry whose effects are in memory; written under {@link #lock}. */
-  private volatile long lastApplied;
-  /** The newest entry {@link #markApplied} reported, and its term; guarded by {@link #lock}. */
-  private long markedIndex;
-  private long markedTerm;
-  /** The oldest snapshot that still reads correctly; only grows. */
-  private volatile long historyHorizon;
-  /** Time → applied index, for the history kept; guarded by {@link #lock}. */
-  private final AncientHistoryMark ancientHistory;
-  private final HistoryRetention retention;
-  private final AtomicLong liveRows = new AtomicLong();
-  private long nextRowSetId;
-  /** What the superblock on disk says; written by maintenance only. */
-  volatile Superblock durable;
+  /** Rowsets, schema, indexes and pins, and the lock that guards them. */
+  final StoreState state;
+  /** OPEN until closed, retired or destroyed; moved by {@link #maintenance} only. */
+  private final StoreLifecycle lifecycle;
   final StoreMaintenance maintenance;
   private volatile Runnable flushListener = () -> {};
 
   private BlockTabletStore(String tabletId, Env env, TabletBlocks blocks, Path superblockFile,
       Superblock sb, List<RowSet> loaded, HistoryRetention retention) {
     this.tabletId = tabletId;
-    this.retention = retention;
-    this.ancientHistory = new AncientHistoryMark(retention);
     this.env = env;
     this.blocks = blocks;
     this.superblockFile = superblockFile;
-    this.durable = sb;
-    this.schema = sb.schema();
-    this.projection = new Projection(schema);
-    this.mutator = new RowMutator(schema);
-    this.lastApplied = sb.durableIndex();
-    this.markedIndex = sb.durableIndex();
-    this.markedTerm = sb.durableTerm();
-    this.historyHorizon = sb.historyHorizon();
-    this.liveRows.set(sb.liveRows());
-    long maxId = -1;
-    for (RowSet rs : loaded) {
-      maxId = Math.max(maxId, rs.id());
-    }
-    this.nextRowSetId = maxId + 1;
-    List<RowSet> all = new ArrayList<>(loaded);
-    all.add(new RowSet(nextRowSetId++, List.of(new MemLayer(schema))));
-    this.rowsets = List.copyOf(all);
-    this.maintenance = new StoreMaintenance(this);
+    this.state = new StoreState(tabletId, sb, loaded, retention);
+    this.lifecycle = new StoreLifecycle(tabletId);
+    this.maintenance =
+        new StoreMaintenance(tabletId, env, blocks, superblockFile, state, lifecycle, sb);
     for (RowSet rs : loaded) {
       rs.diskLayers().forEach(maintenance::watch);
     }
@@ -120,7 +83,7 @@ public final class BlockTabletStore implements TabletStore {
     List<RowSet> loaded = new ArrayList<>();
     for (Superblock.RowSetEntry e : sb.rowsets()) {
       List<Layer> layers = new ArrayList<>();
-      for (List<io.nyala.tserver.fs.BlockId> ids : e.layers()) {
+      for (List<BlockId> ids : e.layers()) {
         layers.add(DiskLayer.open(blocks, ids));
       }
       layers.add(new MemLayer(sb.schema()));
@@ -129,239 +92,89 @@ public final class BlockTabletStore implements TabletStore {
     return new BlockTabletStore(tabletId, env, blocks, superblockFile, sb, loaded, retention);
   }
 
+  /** The tablet whose store this is. */
+  public String tabletId() {
+    return tabletId;
+  }
+
   @Override
   public Schema schema() {
-    return schema;
+    return state.schema();
   }
 
   @Override
-  public List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex) {
-    synchronized (lock) {
-      if (raftIndex <= lastApplied) {
-        return List.of();
-      }
-      int[] map = RowMutator.columnMap(schema, writeSchema);
-      List<RowError> errors = new ArrayList<>();
-      long horizon = horizonLocked();
-      for (int i = 0; i < ops.size(); i++) {
-        try {
-          applyOne(ops.get(i), map, raftIndex, horizon);
-        } catch (NyalaException e) {
-          errors.add(new RowError(i, e));
-        }
-      }
-      historyHorizon = Math.max(historyHorizon, horizon);
-      lastApplied = raftIndex;
-      return errors;
-    }
-  }
-
-  private void applyOne(RowOperations.Op op, int[] map, long raftIndex, long horizon) {
-    RowMutator.TabletRow r = mutator.translate(op.type(), op.row(), map);
-    byte[] key = KeyEncoder.encode(schema.keyColumns(), r.values());
-    List<RowSet> all = rowsets;
-    RowSet home = null;
-    Version newest = null;
-    // Newest rowsets first: the MemRowSet holds the recently inserted keys.
-    for (int i = all.size() - 1; i >= 0 && home == null; i--) {
-      newest = all.get(i).newest(key, projection);
-      if (newest != null) {
-        home = all.get(i);
-      }
-    }
-    Object[] current = newest == null || newest.isTombstone() ? null : newest.row();
-    Object[] next = mutator.mutate(op.type(), r, current);
-    if (next == null) {
-      return;
-    }
-    boolean deleted = next == RowMutator.DELETED;
-    RowSet target = home != null ? home : all.get(all.size() - 1);
-    target.active().put(key, new Version(raftIndex, deleted ? null : next), horizon,
-        target.activeIsOldest());
-    if (deleted) {
-      liveRows.decrementAndGet();
-    } else if (current == null) {
-      liveRows.incrementAndGet();
-    }
+  public List<RowOpError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex) {
+    return state.apply(writeSchema, ops, raftIndex);
   }
 
   @Override
   public void alterSchema(Schema newSchema, long raftIndex) {
-    synchronized (lock) {
-      if (raftIndex <= lastApplied) {
-        return;
-      }
-      if (newSchema.version() <= schema.version()) {
-        lastApplied = raftIndex; // a replay of an alter the flushed state already holds
-        return;
-      }
-      SchemaChange.between(schema, newSchema); // INVALID_ARGUMENT before anything changes
-      schema = newSchema;
-      projection = new Projection(newSchema);
-      mutator = new RowMutator(newSchema);
-      // Each in-memory layer keeps one schema: freeze them all, the new ones take the new schema.
-      List<RowSet> next = new ArrayList<>();
-      for (RowSet rs : rowsets) {
-        next.add(rs.freeze(new MemLayer(newSchema)));
-      }
-      rowsets = List.copyOf(next);
-      lastApplied = raftIndex;
-    }
+    state.alterSchema(newSchema, raftIndex);
   }
 
   @Override
   public void markApplied(long term, long index) {
-    synchronized (lock) {
-      if (index > markedIndex) {
-        markedIndex = index;
-        markedTerm = term;
-      }
-      lastApplied = Math.max(lastApplied, index);
-      lock.notifyAll();
-    }
+    state.markApplied(term, index);
   }
 
-  long horizonLocked() {
-    long mark = ancientHistory.mark(lastApplied);
-    return pins.isEmpty() ? mark : Math.min(pins.firstKey(), mark);
-  }
-
-  /** The horizon for dropping versions now; snapshots below it can no longer be pinned. */
-  long gcHorizonLocked() {
-    long horizon = horizonLocked();
-    historyHorizon = Math.max(historyHorizon, horizon);
-    return horizon;
-  }
-
-  /**
-   * The state a flush writes, taken under the lock once {@link #markApplied} caught up with the
-   * data (so the term of the flushed index is known): every rowset's active layer frozen.
-   */
-  record Frozen(long index, long term, Schema schema, long horizon, long liveRows,
-      List<RowSet> rowsets) {}
-
-  Frozen freezeAll() throws InterruptedException {
-    synchronized (lock) {
-      while (markedIndex < lastApplied) {
-        // The apply thread reports the entry right after applying it; closing stops waiting.
-        maintenance.checkOpen();
-        lock.wait(100);
-      }
-      List<RowSet> next = new ArrayList<>();
-      for (RowSet rs : rowsets) {
-        next.add(rs.freeze(new MemLayer(schema)));
-      }
-      RowSet mrs = next.get(next.size() - 1);
-      if (!mrs.isEmpty()) {
-        // The old MemRowSet becomes a rowset of its own; new keys go to a fresh one.
-        next.add(new RowSet(nextRowSetId++, List.of(new MemLayer(schema))));
-      }
-      rowsets = List.copyOf(next);
-      long horizon = gcHorizonLocked();
-      return new Frozen(lastApplied, markedTerm, schema, horizon, liveRows.get(), rowsets);
-    }
-  }
-
+  /** The current rowsets, the last being the MemRowSet (for tests). */
   List<RowSet> rowsets() {
-    return rowsets;
-  }
-
-  /** Reads rows of any schema as rows of the current one; changes with it under {@link #lock}. */
-  Projection projection() {
-    return projection;
-  }
-
-  /** Installs a new rowset list built from the current one; caller holds {@link #lock}. */
-  void setRowsetsLocked(List<RowSet> next) {
-    rowsets = List.copyOf(next);
-  }
-
-  long newRowSetIdLocked() {
-    return nextRowSetId++;
-  }
-
-  long historyHorizon() {
-    return historyHorizon;
+    return state.rowsets();
   }
 
   @Override
   public long lastAppliedIndex() {
-    return lastApplied;
+    return state.lastApplied();
   }
 
   @Override
   public long durableIndex() {
-    return durable.durableIndex();
+    return maintenance.durable().durableIndex();
   }
 
   /** What the superblock on disk says (durable index and term read together). No I/O. */
   public Superblock durableState() {
-    return durable;
+    return maintenance.durable();
   }
 
   @Override
   public long durableTerm() {
-    return durable.durableTerm();
+    return maintenance.durable().durableTerm();
   }
 
   @Override
   public long pinLatest(long atLeast) {
-    synchronized (lock) {
-      long snap = Math.max(atLeast, lastApplied);
-      pins.merge(snap, 1, Integer::sum);
-      return snap;
-    }
+    return state.pinLatest(atLeast);
   }
 
   @Override
   public void pin(long snapshot) {
-    synchronized (lock) {
-      // Checked against the mark now, not only what GC already dropped: whether a snapshot
-      // reads must not depend on when a flush or compaction happened to run.
-      gcHorizonLocked();
-      if (snapshot < historyHorizon) {
-        throw NyalaException.invalidArgument("tablet %s: snapshot scan index %d is earlier than "
-            + "the ancient history mark %d (history is kept for --tablet_history_max_age_sec="
-            + "%d s)", tabletId, snapshot, historyHorizon, retention.maxAgeSeconds());
-      }
-      pins.merge(snapshot, 1, Integer::sum);
-    }
+    state.pin(snapshot);
   }
 
   @Override
   public void unpin(long snapshot) {
-    synchronized (lock) {
-      pins.computeIfPresent(snapshot, (k, n) -> n <= 1 ? null : n - 1);
-    }
+    state.unpin(snapshot);
   }
 
   /** Pinned snapshots (for tests and pages). */
   public int pinCount() {
-    synchronized (lock) {
-      return pins.values().stream().mapToInt(Integer::intValue).sum();
-    }
+    return state.pinCount();
   }
 
   @Override
-  public ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes) {
-    return StoreScan.scan(this, spec, resumeAfter, maxRows, maxBytes);
+  public ScanPage scan(TabletScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes) {
+    return StoreScan.scan(tabletId, state, spec, resumeAfter, maxRows, maxBytes);
   }
 
   @Override
   public long liveRowCount() {
-    return liveRows.get();
+    return state.liveRows();
   }
 
   @Override
   public void collectGarbage() {
-    synchronized (lock) {
-      long horizon = horizonLocked();
-      // Only active layers: frozen ones may be being written by a flush right now.
-      for (RowSet rs : rowsets) {
-        rs.active().prune(horizon, rs.activeIsOldest());
-      }
-      historyHorizon = Math.max(historyHorizon, horizon);
-    }
+    state.collectGarbage();
   }
 
   @Override
@@ -380,7 +193,7 @@ public final class BlockTabletStore implements TabletStore {
 
   /** Whether this store was closed (its replica hibernated, was deleted or replaced). */
   public boolean isClosed() {
-    return maintenance.isClosed();
+    return lifecycle.isClosed();
   }
 
   /** Runs the compaction {@code policy} picks now (the maintenance thread); null if none. */
@@ -391,7 +204,7 @@ public final class BlockTabletStore implements TabletStore {
   @Override
   public long memoryBytes() {
     long n = 0;
-    for (RowSet rs : rowsets) {
+    for (RowSet rs : state.rowsets()) {
       n += rs.memBytes();
     }
     return n;
@@ -400,7 +213,7 @@ public final class BlockTabletStore implements TabletStore {
   @Override
   public long oldestUnflushedWriteNanos() {
     long oldest = 0;
-    for (RowSet rs : rowsets) {
+    for (RowSet rs : state.rowsets()) {
       for (Layer l : rs.layers()) {
         if (l instanceof MemLayer m && m.firstWriteNanos() != 0
             && (oldest == 0 || m.firstWriteNanos() - oldest < 0)) {
@@ -413,10 +226,10 @@ public final class BlockTabletStore implements TabletStore {
 
   /** Row versions held across all layers (for tests: shows what GC kept). */
   public int versionCount() {
-    MergeCursor m = new MergeCursor(rowsets, null, true);
+    MergeCursor m = new MergeCursor(state.rowsets(), null, true);
     int n = 0;
     while (m.next()) {
-      n += m.allVersions(projection).length;
+      n += m.allVersions(state.projection()).length;
     }
     return n;
   }
@@ -424,7 +237,7 @@ public final class BlockTabletStore implements TabletStore {
   /** The rowsets and their layers, e.g. {@code 3:[disk(50 keys), mem(50 keys)]} (for debugging). */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    for (RowSet rs : rowsets) {
+    for (RowSet rs : state.rowsets()) {
       sb.append(rs.id()).append(":[");
       for (Layer l : rs.layers()) {
         sb.append(l instanceof DiskLayer d ? "disk(" + d.keyCount() + " keys) "
@@ -438,7 +251,7 @@ public final class BlockTabletStore implements TabletStore {
   /** On-disk layers across all rowsets (for tests and the status page). */
   public int diskLayerCount() {
     int n = 0;
-    for (RowSet rs : rowsets) {
+    for (RowSet rs : state.rowsets()) {
       n += rs.diskLayers().size();
     }
     return n;

@@ -5,7 +5,6 @@ import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.ValueCodec;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
-import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.MergeCursor;
 import io.nyala.tserver.tablet.rowset.Projection;
 import io.nyala.tserver.tablet.rowset.RowSet;
@@ -36,31 +35,15 @@ import java.util.List;
 final class StoreScan {
   private StoreScan() {}
 
-  static ScanPage scan(BlockTabletStore store, ScanSpec spec, byte[] resumeAfter, int maxRows,
-      long maxBytes) {
+  static ScanPage scan(String tabletId, StoreState state, TabletScanSpec spec, byte[] resumeAfter,
+      int maxRows, long maxBytes) {
     if (maxRows < 1 || maxBytes < 1) {
       throw NyalaException.invalidArgument("a scan page needs room for at least one row");
     }
-    List<RowSet> view;
-    Projection read;
-    List<DiskLayer> held = new ArrayList<>();
-    synchronized (store.lock) {
-      // Rowsets and schema change together under the lock: the view matches the schema checked.
-      view = store.rowsets();
-      read = readProjection(store.tabletId, spec, store.projection());
-      // Under the lock every disk layer of the current list still has the store's reference.
-      for (RowSet rs : view) {
-        for (DiskLayer d : rs.diskLayers()) {
-          if (d.retain()) {
-            held.add(d);
-          }
-        }
-      }
-    }
-    try {
-      return page(spec, view, read, resumeAfter, maxRows, maxBytes);
-    } finally {
-      held.forEach(DiskLayer::release);
+    // Rowsets and projection are taken together: the view matches the schema checked.
+    try (StoreState.View view = state.retainView()) {
+      Projection read = readProjection(tabletId, spec, view.projection());
+      return page(spec, view.rowsets(), read, resumeAfter, maxRows, maxBytes);
     }
   }
 
@@ -70,7 +53,8 @@ final class StoreScan {
    * known to still exist (a column of the current schema is in every layer written since it was
    * added, so a layer lacking it predates it and its default is the right value).
    */
-  private static Projection readProjection(String tabletId, ScanSpec spec, Projection current) {
+  private static Projection readProjection(String tabletId, TabletScanSpec spec,
+      Projection current) {
     Schema now = current.target();
     if (spec.schema().equals(now)) {
       return current;
@@ -80,7 +64,8 @@ final class StoreScan {
     return new Projection(spec.schema());
   }
 
-  private static void checkNotDropped(String tabletId, ScanSpec spec, int[] columns, Schema now) {
+  private static void checkNotDropped(String tabletId, TabletScanSpec spec, int[] columns,
+      Schema now) {
     for (int i : columns) {
       ColumnSchema c = spec.schema().column(i);
       if (Projection.indexOf(now, c) < 0) {
@@ -96,7 +81,7 @@ final class StoreScan {
    * Rows after {@code resumeAfter} until {@code maxRows}, or until the row whose encoded size
    * reaches {@code maxBytes} (included: a page always holds at least one row, however big).
    */
-  private static ScanPage page(ScanSpec spec, List<RowSet> view, Projection proj,
+  private static ScanPage page(TabletScanSpec spec, List<RowSet> view, Projection proj,
       byte[] resumeAfter, int maxRows, long maxBytes) {
     MergeCursor m;
     if (resumeAfter != null) {
@@ -127,7 +112,7 @@ final class StoreScan {
   }
 
   /** Predicates by the spec's own positions: rows come in the spec's schema (same types). */
-  private static boolean matches(ScanSpec spec, Object[] row) {
+  private static boolean matches(TabletScanSpec spec, Object[] row) {
     for (int i = 0; i < spec.predicateIndexes().length; i++) {
       int c = spec.predicateIndexes()[i];
       if (!spec.predicates().get(i).test(spec.schema().column(c).type(), row[c])) {
@@ -148,7 +133,7 @@ final class StoreScan {
     return n;
   }
 
-  private static Object[] project(ScanSpec spec, Object[] row) {
+  private static Object[] project(TabletScanSpec spec, Object[] row) {
     int[] idx = spec.projectedIndexes();
     Object[] out = new Object[idx.length];
     for (int i = 0; i < idx.length; i++) {

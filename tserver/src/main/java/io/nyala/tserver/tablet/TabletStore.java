@@ -26,12 +26,12 @@ public interface TabletStore {
    * others are applied. Deterministic: the same batch on the same state gives the same result.
    * A batch at or below {@link #lastAppliedIndex()} is ignored (returns no errors).
    */
-  List<RowError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex);
+  List<RowOpError> apply(Schema writeSchema, List<RowOperations.Op> ops, long raftIndex);
 
   /**
    * Switches to {@code newSchema} as of {@code raftIndex} (an ALTER_SCHEMA entry): later applies
    * and scans use it; rows written before read through it (columns matched by id, see
-   * {@link SchemaChange}; added columns read their default, dropped ones are ignored, renamed
+   * {@link TabletSchemaChange}; added columns read their default, dropped ones are ignored, renamed
    * ones keep their values). Does no I/O. Ignored at or below {@link #lastAppliedIndex()}; a
    * schema whose version is not newer than {@link #schema()}'s changes nothing (replay) but
    * counts as applied. INVALID_ARGUMENT (and no change) if the change is not allowed.
@@ -69,19 +69,19 @@ public interface TabletStore {
   /**
    * Reads up to {@code maxRows} rows after {@code resumeAfter} (exclusive; null = from the start).
    * The pages of one scan may straddle {@link #alterSchema}: the spec's columns are read by id,
-   * under their names in {@link ScanSpec#schema()}; ILLEGAL_STATE if one it reads (projected or
-   * in a predicate) has been dropped since.
+   * under their names in {@link TabletScanSpec#schema()}; ILLEGAL_STATE if one it reads
+   * (projected or in a predicate) has been dropped since.
    */
-  default ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows) {
+  default ScanPage scan(TabletScanSpec spec, byte[] resumeAfter, int maxRows) {
     return scan(spec, resumeAfter, maxRows, Long.MAX_VALUE);
   }
 
   /**
-   * As {@link #scan(ScanSpec, byte[], int)}, also ending the page after the row whose encoded
+   * As {@link #scan(TabletScanSpec, byte[], int)}, also ending the page after the row whose encoded
    * size (in the response's row block) brings the page to {@code maxBytes}: a page holds at
    * least one row, and at most {@code maxBytes} plus one row.
    */
-  ScanPage scan(ScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes);
+  ScanPage scan(TabletScanSpec spec, byte[] resumeAfter, int maxRows, long maxBytes);
 
   /** Live rows at the newest state. */
   long liveRowCount();

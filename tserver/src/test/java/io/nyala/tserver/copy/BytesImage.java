@@ -6,7 +6,7 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.tablet.Superblock;
-import io.nyala.tserver.tablet.TabletImage;
+import io.nyala.tserver.tablet.image.TabletImage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

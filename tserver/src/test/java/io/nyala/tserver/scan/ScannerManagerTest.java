@@ -10,7 +10,7 @@ import io.nyala.common.schema.Type;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.file.FileBlockManager;
 import io.nyala.tserver.tablet.BlockTabletStore;
-import io.nyala.tserver.tablet.ScanSpec;
+import io.nyala.tserver.tablet.TabletScanSpec;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +57,7 @@ class ScannerManagerTest {
   void ttlIsMeasuredOnTheMonotonicClockOnly() {
     long snap = store.pinLatest(0);
     Scanner s = scanners.register("t1",
-        store, ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snap), 0);
+        store, TabletScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snap), 0);
 
     clock.addAndGet(TTL_NANOS);
     assertThat(scanners.sweep()).as("expired at exactly the TTL").isZero();

@@ -53,14 +53,14 @@ class BlockTabletStoreTest {
     return new Op(type, r);
   }
 
-  private List<RowError> apply(Op... ops) {
-    List<RowError> errs = fx.apply(SCHEMA, List.of(ops));
+  private List<RowOpError> apply(Op... ops) {
+    List<RowOpError> errs = fx.apply(SCHEMA, List.of(ops));
     index = fx.index;
     return errs;
   }
 
   private List<Object[]> scanAll(long snapshot) {
-    ScanSpec spec = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snapshot);
+    TabletScanSpec spec = TabletScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snapshot);
     return store.scan(spec, null, 1_000_000).rows();
   }
 
@@ -77,7 +77,7 @@ class BlockTabletStoreTest {
   void insertAppliesDefaultsAndRejectsDuplicates() {
     assertThat(apply(op(RowOpType.INSERT, "id", 1, "v", "a"))).isEmpty();
     assertThat(row(1)).containsExactly(1, "a", 7L, null);
-    List<RowError> errs = apply(op(RowOpType.INSERT, "id", 2, "v", "b"),
+    List<RowOpError> errs = apply(op(RowOpType.INSERT, "id", 2, "v", "b"),
         op(RowOpType.INSERT, "id", 1, "v", "x"));
     assertThat(errs).hasSize(1);
     assertThat(errs.get(0).rowIndex()).isEqualTo(1);
@@ -91,7 +91,7 @@ class BlockTabletStoreTest {
 
   @Test
   void missingNonNullableAndKeyColumnsArePerRowErrors() {
-    List<RowError> errs = apply(op(RowOpType.INSERT, "id", 1), op(RowOpType.UPSERT, "v", "x"),
+    List<RowOpError> errs = apply(op(RowOpType.INSERT, "id", 1), op(RowOpType.UPSERT, "v", "x"),
         op(RowOpType.INSERT, "id", 3, "v", "ok"));
     assertThat(errs).hasSize(2);
     assertThat(errs.get(0).error().code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
@@ -109,7 +109,7 @@ class BlockTabletStoreTest {
 
   @Test
   void updateAndDeleteNeedAnExistingRowUnlessIgnore() {
-    List<RowError> errs = apply(op(RowOpType.UPDATE, "id", 5, "v", "z"),
+    List<RowOpError> errs = apply(op(RowOpType.UPDATE, "id", 5, "v", "z"),
         op(RowOpType.DELETE, "id", 5), op(RowOpType.UPDATE_IGNORE, "id", 5, "v", "z"),
         op(RowOpType.DELETE_IGNORE, "id", 5));
     assertThat(errs).extracting(e -> e.error().code())
@@ -131,7 +131,7 @@ class BlockTabletStoreTest {
     Schema loose = new Schema(List.of(ColumnSchema.builder("id", Type.INT32).key(true).build(),
         ColumnSchema.builder("v", Type.STRING).build()));
     PartialRow r = loose.newPartialRow().addInt("id", 1).setNull("v");
-    List<RowError> errs = fx.apply(loose, List.of(new Op(RowOpType.INSERT, r)));
+    List<RowOpError> errs = fx.apply(loose, List.of(new Op(RowOpType.INSERT, r)));
     assertThat(errs.get(0).error().detail()).contains("'v'").contains("not nullable");
   }
 
@@ -183,14 +183,14 @@ class BlockTabletStoreTest {
     for (int i = 0; i < 20; i++) {
       apply(op(RowOpType.INSERT, "id", i, "v", "r" + i, "n", (long) (i % 3)));
     }
-    ScanSpec spec = ScanSpec.of(SCHEMA, List.of("v", "id"),
+    TabletScanSpec spec = TabletScanSpec.of(SCHEMA, List.of("v", "id"),
         List.of(ColumnPredicate.comparison("n", ColumnPredicate.Op.EQUAL, 0L)),
         key(3), key(12), index);
     List<Object[]> rows = store.scan(spec, null, 100).rows();
     assertThat(rows).extracting(r -> r[1]).containsExactly(3, 6, 9);
     assertThat(rows.get(0)).containsExactly("r3", 3);
     assertThat(spec.projection().columns()).extracting(ColumnSchema::name).containsExactly("v", "id");
-    assertThatThrownBy(() -> ScanSpec.of(SCHEMA, List.of("nope"), List.of(), null, null, 1))
+    assertThatThrownBy(() -> TabletScanSpec.of(SCHEMA, List.of("nope"), List.of(), null, null, 1))
         .hasMessageContaining("column 'nope' not found");
   }
 
@@ -199,7 +199,7 @@ class BlockTabletStoreTest {
     for (int i = 0; i < 25; i++) {
       apply(op(RowOpType.INSERT, "id", i, "v", "x"));
     }
-    ScanSpec spec = ScanSpec.of(SCHEMA, List.of("id"), List.of(), null, null, index);
+    TabletScanSpec spec = TabletScanSpec.of(SCHEMA, List.of("id"), List.of(), null, null, index);
     List<Object> seen = new ArrayList<>();
     byte[] after = null;
     ScanPage p;
@@ -220,7 +220,7 @@ class BlockTabletStoreTest {
     assertThat(store.flush()).isTrue();
     assertThat(store.durableIndex()).isEqualTo(index);
     assertThat(store.memoryBytes()).isZero();
-    ScanSpec at = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, old);
+    TabletScanSpec at = TabletScanSpec.of(SCHEMA, List.of(), List.of(), null, null, old);
     assertThat(store.scan(at, null, 10).rows().get(0)[1]).isEqualTo("a");
     apply(op(RowOpType.UPDATE, "id", 1, "v", "d"));
     assertThat(row(1)[1]).isEqualTo("d");

@@ -88,7 +88,8 @@ class ConcurrentMaintenanceTest {
   }
 
   private static void checkAt(StoreFixture fx, long snap) {
-    ScanSpec spec = ScanSpec.of(RowSetLifecycleTest.SCHEMA, List.of(), List.of(), null, null,
+    TabletScanSpec spec = TabletScanSpec.of(RowSetLifecycleTest.SCHEMA, List.of(), List.of(),
+        null, null,
         snap);
     List<Object[]> rows = new ArrayList<>();
     byte[] after = null;

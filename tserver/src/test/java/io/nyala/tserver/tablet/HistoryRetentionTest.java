@@ -114,7 +114,8 @@ class HistoryRetentionTest {
   private List<String> rowsAt(long snapshot) {
     fx.store.pin(snapshot);
     try {
-      ScanSpec spec = ScanSpec.of(fx.store.schema(), List.of("id", "v"), List.of(), null, null,
+      TabletScanSpec spec = TabletScanSpec.of(fx.store.schema(), List.of("id", "v"), List.of(),
+          null, null,
           snapshot);
       return fx.store.scan(spec, null, 1000).rows().stream().map(r -> r[0] + "=" + r[1])
           .toList();

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations.Op;
 import io.nyala.tserver.fs.BlockId;
-import io.nyala.tserver.tablet.CompactionResult.Kind;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy;
+import io.nyala.tserver.tablet.maintenance.CompactionResult.Kind;
+import io.nyala.tserver.tablet.maintenance.CompactionResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,7 +41,8 @@ class IncrementalCompactionTest {
   }
 
   private static List<String> rows(StoreFixture fx, long snapshot) {
-    ScanSpec spec = ScanSpec.of(RowSetLifecycleTest.SCHEMA, List.of(), List.of(), null, null,
+    TabletScanSpec spec = TabletScanSpec.of(RowSetLifecycleTest.SCHEMA, List.of(), List.of(),
+        null, null,
         snapshot);
     return fx.store.scan(spec, null, 100_000).rows().stream().map(r -> r[0] + "=" + r[1])
         .toList();

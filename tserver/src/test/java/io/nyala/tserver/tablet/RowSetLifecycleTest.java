@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Flush, compaction, deletion and damage of a store's blocks, on real block managers. */
 @Timeout(60)
-class RowSetLifecycleTest {
-  static final Schema SCHEMA = new Schema(List.of(
+public class RowSetLifecycleTest {
+  public static final Schema SCHEMA = new Schema(List.of(
       new ColumnSchema("id", Type.INT32, true, false, null, 1),
       new ColumnSchema("v", Type.STRING, false, true, null, 2)));
   @TempDir Path dir;
@@ -58,7 +58,7 @@ class RowSetLifecycleTest {
       fx.apply(SCHEMA, rows(RowOpType.DELETE, 90, 100, ""));
       fx.store.flush();
       long snap = fx.store.pinLatest(0);
-      ScanSpec spec = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snap);
+      TabletScanSpec spec = TabletScanSpec.of(SCHEMA, List.of(), List.of(), null, null, snap);
       List<String> expected = values(fx.store.scan(spec, null, 1000).rows());
       assertThat(expected).hasSize(90).contains("0=b0", "60=a60");
 
@@ -82,7 +82,7 @@ class RowSetLifecycleTest {
         after = p.lastKey();
       } while (p.hasMore());
       assertThat(values(rest)).isEqualTo(expected);
-      ScanSpec now = spec.atSnapshot(fx.index);
+      TabletScanSpec now = spec.atSnapshot(fx.index);
       assertThat(fx.store.scan(now, null, 1000).rows()).hasSize(80)
           .allSatisfy(r -> assertThat((String) r[1]).startsWith("c"));
     }
@@ -136,7 +136,7 @@ class RowSetLifecycleTest {
       b[20] ^= 0x40;
       Files.write(file, b);
 
-      ScanSpec spec = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, fx.index);
+      TabletScanSpec spec = TabletScanSpec.of(SCHEMA, List.of(), List.of(), null, null, fx.index);
       assertThatThrownBy(() -> fx.store.scan(spec, null, 1000))
           .isInstanceOfSatisfying(NyalaException.class,
               e -> assertThat(e.code()).isEqualTo(StatusCode.CORRUPTION))
@@ -144,7 +144,7 @@ class RowSetLifecycleTest {
           .hasMessageContaining("CRC mismatch in page of column 'v' at offset 0");
       // The tablet stays usable: new keys, and rows on undamaged pages.
       assertThat(fx.apply(SCHEMA, rows(RowOpType.INSERT, 1000, 1001, "new"))).isEmpty();
-      ScanSpec tail = ScanSpec.of(SCHEMA, List.of(), List.of(),
+      TabletScanSpec tail = TabletScanSpec.of(SCHEMA, List.of(), List.of(),
           io.nyala.common.row.KeyEncoder.encode(SCHEMA.keyColumns(), new Object[] {300}), null,
           fx.index);
       assertThat(fx.store.scan(tail, null, 1000).rows()).hasSize(301);
@@ -169,7 +169,7 @@ class RowSetLifecycleTest {
       fx.apply(SCHEMA, rows(RowOpType.UPDATE, 0, 100, marker + "-u"));
       fx.store.flush();
       fx.store.compact();
-      ScanSpec spec = ScanSpec.of(SCHEMA, List.of(), List.of(), null, null, fx.index);
+      TabletScanSpec spec = TabletScanSpec.of(SCHEMA, List.of(), List.of(), null, null, fx.index);
       assertThat(fx.store.scan(spec, null, 1000).rows()).hasSize(200);
     }
     byte[] needle = marker.getBytes(StandardCharsets.UTF_8);

@@ -103,7 +103,7 @@ class ScanAcrossAlterRandomTest {
     long bound = rnd.nextInt(60);
     List<ColumnPredicate> preds = rnd.nextBoolean() ? List.of()
         : List.of(ColumnPredicate.comparison(filtered.name(), ColumnPredicate.Op.LESS, bound));
-    ScanSpec spec = ScanSpec.of(schema, names, preds, null, null, snap);
+    TabletScanSpec spec = TabletScanSpec.of(schema, names, preds, null, null, snap);
     List<List<Object>> expected = expected(spec, preds.isEmpty() ? -1 : filtered.id(), bound);
     Set<Integer> read = names.stream().map(n -> spec.schema().column(n).id())
         .collect(Collectors.toSet());
@@ -123,7 +123,7 @@ class ScanAcrossAlterRandomTest {
   }
 
   /** Pages through {@code spec}, changing the tablet between pages; null if a drop ended it. */
-  private List<List<Object>> page(ScanSpec spec, Set<Integer> read) {
+  private List<List<Object>> page(TabletScanSpec spec, Set<Integer> read) {
     List<Object[]> out = new ArrayList<>();
     byte[] after = null;
     ScanPage p;
@@ -147,7 +147,7 @@ class ScanAcrossAlterRandomTest {
     return StoreModel.asLists(out);
   }
 
-  private List<List<Object>> expected(ScanSpec spec, int filteredId, long bound) {
+  private List<List<Object>> expected(TabletScanSpec spec, int filteredId, long bound) {
     List<List<Object>> out = new ArrayList<>();
     rows.forEach((k, row) -> {
       Object v = filteredId < 0 ? null : row.get(filteredId);

@@ -45,7 +45,7 @@ class ScanAcrossAlterTest {
       writeHistory(fx);
       long snap = fx.store.pinLatest(0);
       // Predicates on a column renamed later and on one the projection leaves out.
-      ScanSpec spec = ScanSpec.of(V0, List.of("a", "id"), List.of(
+      TabletScanSpec spec = TabletScanSpec.of(V0, List.of("a", "id"), List.of(
           ColumnPredicate.comparison("a", ColumnPredicate.Op.GREATER_EQUAL, "a-2"),
           ColumnPredicate.comparison("b", ColumnPredicate.Op.LESS, 30L)), null, null, snap);
       List<Runnable> between = List.of(
@@ -79,10 +79,11 @@ class ScanAcrossAlterTest {
     try (StoreFixture fx = StoreFixture.plain(dir, V0)) {
       writeHistory(fx);
       long snap = fx.store.pinLatest(0);
-      ScanSpec projects = ScanSpec.of(V0, List.of("id", "b"), List.of(), null, null, snap);
-      ScanSpec filters = ScanSpec.of(V0, List.of("id"),
+      TabletScanSpec projects =
+          TabletScanSpec.of(V0, List.of("id", "b"), List.of(), null, null, snap);
+      TabletScanSpec filters = TabletScanSpec.of(V0, List.of("id"),
           List.of(ColumnPredicate.isNotNull("b")), null, null, snap);
-      ScanSpec other = ScanSpec.of(V0, List.of("id", "a"), List.of(), null, null, snap);
+      TabletScanSpec other = TabletScanSpec.of(V0, List.of("id", "a"), List.of(), null, null, snap);
       ScanPage first = fx.store.scan(projects, null, 4);
       ScanPage firstFiltered = fx.store.scan(filters, null, 4);
       ScanPage firstOther = fx.store.scan(other, null, 4);
@@ -90,7 +91,7 @@ class ScanAcrossAlterTest {
       fx.alter(V2);
       fx.alter(V3);
       // No flush: the dropped values are still in memory, yet the outcome does not depend on it.
-      for (ScanSpec s : List.of(projects, filters)) {
+      for (TabletScanSpec s : List.of(projects, filters)) {
         ScanPage resumed = s == projects ? first : firstFiltered;
         assertThatThrownBy(() -> fx.store.scan(s, resumed.lastKey(), 4))
             .isInstanceOfSatisfying(NyalaException.class,
@@ -116,7 +117,7 @@ class ScanAcrossAlterTest {
       fx.apply(V1, List.of(new Op(RowOpType.INSERT,
           V1.newPartialRow().addInt("id", 100).addString("a2", "new").addInt("c", 1))));
       fx.store.flush();
-      ScanSpec spec = ScanSpec.of(V0, List.of("id", "a", "b"), List.of(),
+      TabletScanSpec spec = TabletScanSpec.of(V0, List.of("id", "a", "b"), List.of(),
           key(100), null, fx.index);
       assertThat(StoreModel.asLists(scanInPages(fx, spec, null, 2, List.of())))
           .containsExactly(List.of(100, "new", 5L));
@@ -167,7 +168,8 @@ class ScanAcrossAlterTest {
    * Pages through {@code spec} from after {@code after} (null = the start), running the next of
    * {@code between} after each page; every step must have run by the end.
    */
-  static List<Object[]> scanInPages(StoreFixture fx, ScanSpec spec, byte[] after, int pageRows,
+  static List<Object[]> scanInPages(StoreFixture fx, TabletScanSpec spec, byte[] after,
+      int pageRows,
       List<Runnable> between) {
     List<Object[]> out = new ArrayList<>();
     ScanPage p;

@@ -14,18 +14,18 @@ import java.util.List;
  * A real block manager in a test directory and one tablet store on it, driven the way the state
  * machine drives it (apply, then markApplied), with close + reopen from the superblock.
  */
-final class StoreFixture implements AutoCloseable {
-  final Path dir;
-  final Env env;
-  final boolean fileBlocks;
-  final Schema initialSchema;
-  BlockManager blocks;
-  BlockTabletStore store;
-  long index;
+public final class StoreFixture implements AutoCloseable {
+  public final Path dir;
+  public final Env env;
+  public final boolean fileBlocks;
+  public final Schema initialSchema;
+  public BlockManager blocks;
+  public BlockTabletStore store;
+  public long index;
   /** The history the store keeps; set with {@link #keepHistory}. */
-  HistoryRetention retention = HistoryRetention.NONE;
+  public HistoryRetention retention = HistoryRetention.NONE;
 
-  StoreFixture(Path dir, Env env, boolean fileBlocks, Schema schema) {
+  public StoreFixture(Path dir, Env env, boolean fileBlocks, Schema schema) {
     this.dir = dir;
     this.env = env;
     this.fileBlocks = fileBlocks;
@@ -34,7 +34,7 @@ final class StoreFixture implements AutoCloseable {
     open();
   }
 
-  static StoreFixture plain(Path dir, Schema schema) {
+  public static StoreFixture plain(Path dir, Schema schema) {
     return new StoreFixture(dir, Env.plain(), false, schema);
   }
 
@@ -45,36 +45,36 @@ final class StoreFixture implements AutoCloseable {
         : LogBlockManager.open(LbmOptions.defaults(env, dirs).withDataFsync(false));
   }
 
-  Path superblock() {
+  public Path superblock() {
     return dir.resolve("superblock");
   }
 
-  void open() {
+  public void open() {
     store = BlockTabletStore.open("t1", initialSchema, env, blocks, superblock(), retention);
   }
 
   /** Reopens the store keeping {@code r}'s history (and does so after each restart). */
-  void keepHistory(HistoryRetention r) {
+  public void keepHistory(HistoryRetention r) {
     store.close();
     retention = r;
     open();
   }
 
-  List<RowError> apply(Schema writeSchema, List<Op> ops) {
+  public List<RowOpError> apply(Schema writeSchema, List<Op> ops) {
     long i = ++index;
-    List<RowError> errs = store.apply(writeSchema, ops, i);
+    List<RowOpError> errs = store.apply(writeSchema, ops, i);
     store.markApplied(1, i);
     return errs;
   }
 
-  void alter(Schema next) {
+  public void alter(Schema next) {
     long i = ++index;
     store.alterSchema(next, i);
     store.markApplied(1, i);
   }
 
   /** Closes the store and the block manager, then opens both again (a tserver restart). */
-  void restart() {
+  public void restart() {
     store.close();
     blocks.close();
     openBlocks();

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * operation rules written out plainly and schema changes applied to every row (and to saved
  * snapshots) the way a reader of the new schema must see them.
  */
-final class StoreModel {
+public final class StoreModel {
   Schema schema;
   TreeMap<Integer, Object[]> rows = new TreeMap<>();
 
@@ -106,7 +106,7 @@ final class StoreModel {
   }
 
   /** Rows as lists (arrays compare by identity), in key order. */
-  static List<List<Object>> asLists(Iterable<Object[]> rows) {
+  public static List<List<Object>> asLists(Iterable<Object[]> rows) {
     List<List<Object>> out = new ArrayList<>();
     for (Object[] r : rows) {
       List<Object> l = new ArrayList<>();

@@ -9,6 +9,8 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy;
+import io.nyala.tserver.tablet.maintenance.CompactionResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -128,7 +130,7 @@ class StoreModelTest {
     for (Op op : ops) {
       expected.add(model.apply(op));
     }
-    List<RowError> errs = fx.apply(model.schema, ops);
+    List<RowOpError> errs = fx.apply(model.schema, ops);
     log.add(new Entry(fx.index, model.schema, ops, null));
     List<StatusCode> actual = new ArrayList<>();
     for (int i = 0; i < ops.size(); i++) {
@@ -219,7 +221,7 @@ class StoreModelTest {
   }
 
   private static List<Object[]> scan(StoreFixture fx, Schema schema, long snapshot, int page) {
-    ScanSpec spec = ScanSpec.of(schema, List.of(), List.of(), null, null, snapshot);
+    TabletScanSpec spec = TabletScanSpec.of(schema, List.of(), List.of(), null, null, snapshot);
     List<Object[]> out = new ArrayList<>();
     byte[] after = null;
     ScanPage p;

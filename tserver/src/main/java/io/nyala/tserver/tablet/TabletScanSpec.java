@@ -12,13 +12,13 @@ import java.util.List;
  * {@code schema}, so by column id: a page read after an ALTER still returns them under their
  * open-time names, and never a column added since (see {@link StoreScan}).
  */
-public record ScanSpec(Schema schema, Schema projection, int[] projectedIndexes,
+public record TabletScanSpec(Schema schema, Schema projection, int[] projectedIndexes,
     List<ColumnPredicate> predicates, int[] predicateIndexes,
     byte[] startKey, byte[] stopKey, long snapshot) {
 
   /** Builds a spec, resolving names against {@code schema} (NOT_FOUND names a missing column). */
-  public static ScanSpec of(Schema schema, List<String> columns, List<ColumnPredicate> predicates,
-      byte[] startKey, byte[] stopKey, long snapshot) {
+  public static TabletScanSpec of(Schema schema, List<String> columns,
+      List<ColumnPredicate> predicates, byte[] startKey, byte[] stopKey, long snapshot) {
     Schema projection = schema.project(columns);
     int[] idx = new int[projection.columnCount()];
     for (int i = 0; i < idx.length; i++) {
@@ -31,14 +31,14 @@ public record ScanSpec(Schema schema, Schema projection, int[] projectedIndexes,
       pidx[i] = schema.columnIndex(p.column());
       bound.add(p.bind(schema));
     }
-    return new ScanSpec(schema, projection, idx, List.copyOf(bound), pidx,
+    return new TabletScanSpec(schema, projection, idx, List.copyOf(bound), pidx,
         startKey == null ? new byte[0] : startKey, stopKey == null ? new byte[0] : stopKey,
         snapshot);
   }
 
   /** The same spec at another snapshot. */
-  public ScanSpec atSnapshot(long newSnapshot) {
-    return new ScanSpec(schema, projection, projectedIndexes, predicates, predicateIndexes,
+  public TabletScanSpec atSnapshot(long newSnapshot) {
+    return new TabletScanSpec(schema, projection, projectedIndexes, predicates, predicateIndexes,
         startKey, stopKey, newSnapshot);
   }
 }

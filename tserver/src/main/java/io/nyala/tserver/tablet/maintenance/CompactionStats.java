@@ -1,6 +1,6 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
-import io.nyala.tserver.tablet.CompactionResult.Kind;
+import io.nyala.tserver.tablet.maintenance.CompactionResult.Kind;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;

@@ -15,13 +15,13 @@ import java.util.Map;
  * <p>Pure and deterministic: the leader checks a change with it before replicating, and every
  * replica derives the same mapping when it applies the entry.
  */
-public final class SchemaChange {
+public final class TabletSchemaChange {
   private final Schema from;
   private final Schema to;
   /** For each column of {@code to}: its position in {@code from}, or -1 if added. */
   private final int[] source;
 
-  private SchemaChange(Schema from, Schema to, int[] source) {
+  private TabletSchemaChange(Schema from, Schema to, int[] source) {
     this.from = from;
     this.to = to;
     this.source = source;
@@ -31,7 +31,7 @@ public final class SchemaChange {
    * The change from {@code from} to {@code to}; INVALID_ARGUMENT naming the column if it changes
    * the primary key, a column's type, or adds a non-nullable column without a default.
    */
-  public static SchemaChange between(Schema from, Schema to) {
+  public static TabletSchemaChange between(Schema from, Schema to) {
     boolean byId = allIdsAssigned(from) && allIdsAssigned(to);
     Map<Object, Integer> old = new HashMap<>();
     for (int i = 0; i < from.columnCount(); i++) {
@@ -56,7 +56,7 @@ public final class SchemaChange {
             to.version(), i, from.version());
       }
     }
-    return new SchemaChange(from, to, source);
+    return new TabletSchemaChange(from, to, source);
   }
 
   private static void check(Schema from, ColumnSchema c, Integer s) {

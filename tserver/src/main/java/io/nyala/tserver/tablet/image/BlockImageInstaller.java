@@ -1,10 +1,11 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.image;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.env.Env;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.Superblock;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

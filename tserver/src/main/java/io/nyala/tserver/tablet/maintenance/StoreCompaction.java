@@ -1,9 +1,13 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import io.nyala.common.fault.CrashPoints;
+import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
-import io.nyala.tserver.tablet.CompactionResult.Kind;
+import io.nyala.tserver.tablet.StoreCrashPoints;
+import io.nyala.tserver.tablet.StoreState;
+import io.nyala.tserver.tablet.Superblock;
+import io.nyala.tserver.tablet.maintenance.CompactionResult.Kind;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.DiskLayerWriter;
 import io.nyala.tserver.tablet.rowset.Layer;
@@ -14,24 +18,30 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs one compaction a {@link CompactionPolicy} picked, for {@link StoreMaintenance} (which
  * holds its one-operation-at-a-time lock meanwhile): merge the chosen on-disk layers into one new
- * layer (its own creation transaction), swap it in under the store's lock, write the superblock,
+ * layer (its own creation transaction), swap it in ({@link StoreState#swapRowsets}), write the superblock,
  * then release the layers it replaced. Other rowsets are not touched; in-memory layers of the
  * inputs stay on top of the result, so writes go on meanwhile. It never moves the durable index.
  */
 final class StoreCompaction {
   private static final Logger LOG = LoggerFactory.getLogger(StoreCompaction.class);
-  private final BlockTabletStore store;
   private final StoreMaintenance maintenance;
+  private final String tabletId;
+  private final BlockManager blocks;
+  private final StoreState state;
 
-  StoreCompaction(BlockTabletStore store, StoreMaintenance maintenance) {
-    this.store = store;
+  StoreCompaction(StoreMaintenance maintenance, String tabletId, BlockManager blocks,
+      StoreState state) {
     this.maintenance = maintenance;
+    this.tabletId = tabletId;
+    this.blocks = blocks;
+    this.state = state;
   }
 
   /** The flushed rowsets as the policy sees them. */
@@ -50,7 +60,7 @@ final class StoreCompaction {
     List<RowSet> inputs = new ArrayList<>();
     Set<Long> ids = new HashSet<>(plan instanceof CompactionPolicy.Merge m ? m.rowsets()
         : List.of(((CompactionPolicy.Deltas) plan).rowset()));
-    for (RowSet rs : store.rowsets()) {
+    for (RowSet rs : state.rowsets()) {
       if (ids.contains(rs.id())) {
         inputs.add(rs);
       }
@@ -61,11 +71,8 @@ final class StoreCompaction {
   }
 
   private CompactionResult compact(List<RowSet> inputs, Kind kind) {
-    long horizon;
-    synchronized (store.lock) {
-      horizon = store.gcHorizonLocked();
-    }
-    Superblock sb = store.durable;
+    long horizon = state.gcHorizon();
+    Superblock sb = maintenance.durable();
     List<DiskLayer> old = new ArrayList<>();
     for (RowSet rs : inputs) {
       List<DiskLayer> disk = rs.diskLayers();
@@ -83,7 +90,7 @@ final class StoreCompaction {
         out == null ? 0 : 1, old.stream().mapToLong(DiskLayer::sizeBytes).sum(),
         out == null ? 0 : out.sizeBytes());
     LOG.info("tablet {}: {} compaction of rowsets {}: {} rowsets -> {}, {} layers ({} bytes) -> "
-        + "{} ({} bytes)", store.tabletId, kind, inputs.stream().map(RowSet::id).toList(),
+        + "{} ({} bytes)", tabletId, kind, inputs.stream().map(RowSet::id).toList(),
         r.rowsetsIn(), r.rowsetsOut(), r.layersIn(), r.bytesIn(), r.layersOut(), r.bytesOut());
     return r;
   }
@@ -91,14 +98,14 @@ final class StoreCompaction {
   /** Streams the merge of {@code old} into a new layer in a transaction of its own. */
   private DiskLayer write(List<DiskLayer> old, Projection proj, long horizon,
       boolean dropTombstones) {
-    try (BlockManager.CreationTransaction txn = store.blocks.newCreation()) {
+    try (BlockManager.CreationTransaction txn = blocks.newCreation()) {
       List<BlockId> ids =
           DiskLayerWriter.merge(old, proj, horizon, dropTombstones, txn).finish();
       if (ids.isEmpty()) {
         return null;
       }
       txn.commit();
-      DiskLayer out = DiskLayer.open(store.blocks, ids);
+      DiskLayer out = DiskLayer.open(blocks, ids);
       maintenance.watch(out);
       return out;
     }
@@ -109,10 +116,11 @@ final class StoreCompaction {
    * under the same id, a merge replaces the inputs by one new rowset. Returns the rowsets left.
    */
   private int install(List<RowSet> inputs, Kind kind, DiskLayer out) {
-    synchronized (store.lock) {
-      List<RowSet> cur = store.rowsets();
+    List<RowSet> results = new ArrayList<>(1);
+    state.swapRowsets((cur, schema, newId) -> {
       List<RowSet> next = new ArrayList<>();
-      RowSet result = kind == Kind.MERGE_ROWSETS ? merged(cur, inputs, out) : null;
+      RowSet result =
+          kind == Kind.MERGE_ROWSETS ? merged(cur, inputs, out, schema, newId) : null;
       for (RowSet rs : cur) {
         if (!contains(inputs, rs.id())) {
           next.add(rs);
@@ -126,9 +134,10 @@ final class StoreCompaction {
       if (kind == Kind.MERGE_ROWSETS && !result.isEmpty()) {
         next.add(next.size() - 1, result); // just below the MemRowSet
       }
-      store.setRowsetsLocked(next);
-      return result.isEmpty() ? 0 : 1;
-    }
+      results.add(result);
+      return next;
+    });
+    return results.get(0).isEmpty() ? 0 : 1;
   }
 
   private static boolean contains(List<RowSet> inputs, long id) {
@@ -136,7 +145,8 @@ final class StoreCompaction {
   }
 
   /** One rowset of {@code out} and the inputs' in-memory layers, under a new id. */
-  private RowSet merged(List<RowSet> cur, List<RowSet> inputs, DiskLayer out) {
+  private static RowSet merged(List<RowSet> cur, List<RowSet> inputs, DiskLayer out,
+      Schema schema, LongSupplier newRowSetId) {
     List<Layer> layers = new ArrayList<>();
     if (out != null) {
       layers.add(out);
@@ -151,8 +161,8 @@ final class StoreCompaction {
         }
       }
     }
-    layers.add(new MemLayer(store.schema()));
-    return new RowSet(store.newRowSetIdLocked(), layers);
+    layers.add(new MemLayer(schema));
+    return new RowSet(newRowSetId.getAsLong(), layers);
   }
 
   /** {@code rs} with its compacted disk layers replaced by {@code out} (kept: base if minor). */

@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
@@ -7,6 +7,11 @@ import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.StoreCrashPoints;
+import io.nyala.tserver.tablet.StoreLifecycle;
+import io.nyala.tserver.tablet.StoreState;
+import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.tablet.rowset.DiskLayer;
 import io.nyala.tserver.tablet.rowset.DiskLayerWriter;
 import io.nyala.tserver.tablet.rowset.Layer;
@@ -25,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Flush and compaction ({@link StoreCompaction}) of one {@link BlockTabletStore}: write layers
- * outside the store's lock (in one creation transaction each), swap them in under it, then write
+ * without holding up writers (in one creation transaction each), swap them in
+ * ({@link StoreState#swapRowsets}), then write
  * the superblock, and only then let go of what they replace. One operation at a time per tablet
  * ({@link #running}).
  *
@@ -33,66 +39,90 @@ import org.slf4j.LoggerFactory;
  * the versions up to its durable index. Flush writes every in-memory layer frozen at that index;
  * compaction only rewrites on-disk layers, so it never moves the durable index.
  */
-final class StoreMaintenance {
+public final class StoreMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(StoreMaintenance.class);
-  private final BlockTabletStore store;
+  private final String tabletId;
+  private final Env env;
+  /** The tablet's view of the server's block manager. */
+  private final BlockManager blocks;
+  private final Path superblockFile;
+  private final StoreState state;
+  /** The store's lifecycle; moved out of OPEN here only, under {@link #running}. */
+  private final StoreLifecycle lifecycle;
   private final StoreCompaction compaction;
   /** Held for the whole of a flush, compaction or destroy. */
   private final ReentrantLock running = new ReentrantLock();
-  private volatile boolean closed;
-  private volatile boolean destroyed;
+  /** What the superblock on disk says; written under {@link #running} only. */
+  private volatile Superblock durable;
 
-  StoreMaintenance(BlockTabletStore store) {
-    this.store = store;
-    this.compaction = new StoreCompaction(store, this);
+  /**
+   * Maintenance of the store of {@code tabletId} whose in-memory state is {@code state}, whose
+   * blocks are in {@code blocks} and whose superblock {@code superblockFile} says
+   * {@code durable} now.
+   */
+  public StoreMaintenance(String tabletId, Env env, BlockManager blocks, Path superblockFile,
+      StoreState state, StoreLifecycle lifecycle, Superblock durable) {
+    this.tabletId = tabletId;
+    this.env = env;
+    this.blocks = blocks;
+    this.superblockFile = superblockFile;
+    this.state = state;
+    this.lifecycle = lifecycle;
+    this.durable = durable;
+    this.compaction = new StoreCompaction(this, tabletId, blocks, state);
+  }
+
+  /** What the superblock on disk says (durable index and term read together). No I/O. */
+  public Superblock durable() {
+    return durable;
   }
 
   /** Deletes a layer's blocks once the last reader lets go of it (after it left the tablet). */
-  void watch(DiskLayer d) {
+  public void watch(DiskLayer d) {
     d.onLastRelease(l -> {
-      if (destroyed) {
+      if (lifecycle.state() == StoreLifecycle.State.DESTROYED) {
         return; // destroy deleted everything in one transaction
       }
       try {
-        BlockManager.DeletionTransaction del = store.blocks.newDeletion();
+        BlockManager.DeletionTransaction del = blocks.newDeletion();
         l.blocks().forEach(del::add);
         del.commit();
       } catch (RuntimeException e) {
         // The blocks are orphans now: the next start deletes them.
-        LOG.warn("tablet {}: cannot delete blocks {}: {}", store.tabletId, l.blocks(),
+        LOG.warn("tablet {}: cannot delete blocks {}: {}", tabletId, l.blocks(),
             e.getMessage());
       }
     });
   }
 
-  boolean flush() {
+  public boolean flush() {
     running.lock();
     try {
       checkOpen();
-      BlockTabletStore.Frozen f = store.freezeAll();
+      StoreState.Frozen f = state.freeze(this::checkOpen);
       Map<Long, List<MemLayer>> toWrite = new HashMap<>();
       Map<Long, DiskLayer> written = writeFrozen(f, toWrite);
-      if (toWrite.isEmpty() && f.index() <= store.durableIndex()) {
+      if (toWrite.isEmpty() && f.index() <= durable.durableIndex()) {
         return false;
       }
-      synchronized (store.lock) {
+      state.swapRowsets((current, schema, ids) -> {
         List<RowSet> next = new ArrayList<>();
-        for (RowSet rs : store.rowsets()) {
+        for (RowSet rs : current) {
           RowSet r = replaceMem(rs, toWrite.get(rs.id()), written.get(rs.id()));
           if (r != null) {
             next.add(r);
           }
         }
-        store.setRowsetsLocked(next);
-      }
+        return next;
+      });
       writeSuperblock(f.index(), f.term(), f.schema(), f.liveRows());
       CrashPoints.maybeCrash(StoreCrashPoints.FLUSH_AFTER_SUPERBLOCK);
-      LOG.debug("tablet {}: flushed {} rowsets up to index {}", store.tabletId, written.size(),
+      LOG.debug("tablet {}: flushed {} rowsets up to index {}", tabletId, written.size(),
           f.index());
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw NyalaException.unavailable("tablet %s: flush interrupted", store.tabletId);
+      throw NyalaException.unavailable("tablet %s: flush interrupted", tabletId);
     } finally {
       running.unlock();
     }
@@ -103,11 +133,11 @@ final class StoreMaintenance {
    * rowset has nothing on disk yet, else a delta layer. Fills {@code toWrite} with what was
    * written per rowset; returns the new layers (absent when everything was garbage).
    */
-  private Map<Long, DiskLayer> writeFrozen(BlockTabletStore.Frozen f,
+  private Map<Long, DiskLayer> writeFrozen(StoreState.Frozen f,
       Map<Long, List<MemLayer>> toWrite) {
     Map<Long, List<BlockId>> ids = new HashMap<>();
     Projection proj = new Projection(f.schema());
-    try (BlockManager.CreationTransaction txn = store.blocks.newCreation()) {
+    try (BlockManager.CreationTransaction txn = blocks.newCreation()) {
       for (RowSet rs : f.rowsets()) {
         List<MemLayer> mems = rs.frozenMemLayers();
         if (mems.isEmpty()) {
@@ -131,8 +161,8 @@ final class StoreMaintenance {
 
   private Map<Long, DiskLayer> openAll(Map<Long, List<BlockId>> ids) {
     Map<Long, DiskLayer> out = new HashMap<>();
-    ids.forEach((id, blocks) -> {
-      DiskLayer d = DiskLayer.open(store.blocks, blocks);
+    ids.forEach((id, layer) -> {
+      DiskLayer d = DiskLayer.open(blocks, layer);
       watch(d);
       out.put(id, d);
     });
@@ -164,12 +194,12 @@ final class StoreMaintenance {
    * Runs the compaction {@code policy} picks now (with {@code force}, whatever still reduces the
    * layers within its budget); null if none was due.
    */
-  CompactionResult compact(CompactionPolicy policy, boolean force) {
+  public CompactionResult compact(CompactionPolicy policy, boolean force) {
     running.lock();
     try {
       checkOpen();
       CompactionPolicy.Plan plan =
-          policy.pick(StoreCompaction.candidates(store.rowsets()), force);
+          policy.pick(StoreCompaction.candidates(state.rowsets()), force);
       return plan == null ? null : compaction.run(plan);
     } finally {
       running.unlock();
@@ -177,9 +207,13 @@ final class StoreMaintenance {
   }
 
   /** Forced compactions with the default policy until none is left to do. */
-  void compactAll() {
+  public void compactAll() {
     // Each forced compaction removes at least one on-disk layer, so this ends.
-    for (int n = store.diskLayerCount(); n > 0; n--) {
+    int layers = 0;
+    for (RowSet rs : state.rowsets()) {
+      layers += rs.diskLayers().size();
+    }
+    for (int n = layers; n > 0; n--) {
       if (compact(CompactionPolicy.DEFAULT, true) == null) {
         return;
       }
@@ -189,7 +223,7 @@ final class StoreMaintenance {
   /** Writes the superblock for the current on-disk layers; then it is the durable state. */
   void writeSuperblock(long index, long term, Schema schema, long live) {
     List<Superblock.RowSetEntry> entries = new ArrayList<>();
-    for (RowSet rs : store.rowsets()) {
+    for (RowSet rs : state.rowsets()) {
       List<List<BlockId>> layers = new ArrayList<>();
       for (DiskLayer d : rs.diskLayers()) {
         layers.add(d.blocks());
@@ -199,55 +233,51 @@ final class StoreMaintenance {
       }
     }
     // The horizon only grows, and every version dropped so far was below it.
-    Superblock sb = new Superblock(schema, index, term, store.historyHorizon(), live, entries);
-    sb.write(store.env, store.superblockFile);
-    store.durable = sb;
+    Superblock sb =
+        new Superblock(schema, index, term, state.historyHorizon(), live, entries);
+    sb.write(env, superblockFile);
+    durable = sb;
   }
 
   /** Captures the superblock and the layers it lists; no flush or compaction runs meanwhile. */
-  BlockTabletStore.DurableSnapshot pinDurable() {
+  public BlockTabletStore.DurableSnapshot pinDurable() {
     running.lock();
     try {
       checkOpen();
       List<DiskLayer> held = new ArrayList<>();
-      for (RowSet rs : store.rowsets()) {
+      for (RowSet rs : state.rowsets()) {
         for (DiskLayer d : rs.diskLayers()) {
           if (d.retain()) {
             held.add(d);
           }
         }
       }
-      return new BlockTabletStore.DurableSnapshot(store.durable, held);
+      return new BlockTabletStore.DurableSnapshot(durable, held);
     } finally {
       running.unlock();
     }
-  }
-
-  boolean isClosed() {
-    return closed;
   }
 
   void checkOpen() {
-    if (closed) {
-      throw NyalaException.illegalState("tablet %s: store is closed", store.tabletId);
+    if (lifecycle.isClosed()) {
+      throw NyalaException.illegalState("tablet %s: store is closed", tabletId);
     }
   }
 
-  void close() {
+  public void close() {
     running.lock();
     try {
-      closed = true;
+      lifecycle.close();
     } finally {
       running.unlock();
     }
   }
 
-  void destroy() {
+  public void destroy() {
     running.lock();
     try {
-      closed = true;
-      destroyed = true;
-      destroyFiles(store.env, store.blocks, store.superblockFile);
+      lifecycle.destroy();
+      destroyFiles(env, blocks, superblockFile);
     } finally {
       running.unlock();
     }
@@ -258,29 +288,28 @@ final class StoreMaintenance {
    * every on-disk layer the new superblock does not list ({@code keep}), so their blocks are
    * deleted once no reader holds them. The store is left empty.
    */
-  void retire(Set<BlockId> keep) {
+  public void retire(Set<BlockId> keep) {
     running.lock();
     try {
-      closed = true;
+      lifecycle.moveTo(StoreLifecycle.State.RETIRED);
       List<DiskLayer> drop = new ArrayList<>();
-      synchronized (store.lock) {
-        for (RowSet rs : store.rowsets()) {
+      state.swapRowsets((current, schema, ids) -> {
+        for (RowSet rs : current) {
           for (DiskLayer d : rs.diskLayers()) {
             if (!keep.containsAll(d.blocks())) {
               drop.add(d);
             }
           }
         }
-        store.setRowsetsLocked(List.of(new RowSet(store.newRowSetIdLocked(),
-            List.of(new MemLayer(store.schema())))));
-      }
+        return List.of(new RowSet(ids.getAsLong(), List.of(new MemLayer(schema))));
+      });
       drop.forEach(DiskLayer::release);
     } finally {
       running.unlock();
     }
   }
 
-  static void destroyFiles(Env env, BlockManager blocks, Path superblockFile) {
+  public static void destroyFiles(Env env, BlockManager blocks, Path superblockFile) {
     if (!env.exists(superblockFile)) {
       return;
     }

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Schema changes: what {@link SchemaChange} allows, and {@code alterSchema} on the block store
- * (rows written under older schemas read through the new one, by column id).
+ * Schema changes: what {@link TabletSchemaChange} allows, and {@code alterSchema} on the block
+ * store (rows written under older schemas read through the new one, by column id).
  */
 @Timeout(30)
-class SchemaChangeTest {
+class TabletSchemaChangeTest {
   static final Schema V0 = new Schema(List.of(
       new ColumnSchema("id", Type.INT32, true, false, null, 1),
       new ColumnSchema("a", Type.STRING, false, true, null, 2),
@@ -44,7 +44,8 @@ class SchemaChangeTest {
   }
 
   private static List<List<Object>> scan(StoreFixture fx) {
-    ScanSpec spec = ScanSpec.of(fx.store.schema(), List.of(), List.of(), null, null, fx.index);
+    TabletScanSpec spec =
+        TabletScanSpec.of(fx.store.schema(), List.of(), List.of(), null, null, fx.index);
     return StoreModel.asLists(fx.store.scan(spec, null, 100).rows());
   }
 
@@ -93,7 +94,7 @@ class SchemaChangeTest {
     try (StoreFixture fx = StoreFixture.plain(dir, V0)) {
       fx.apply(V0, List.of(new Op(RowOpType.INSERT,
           V0.newPartialRow().addInt("id", 1).addString("a", "x").addLong("b", 7L))));
-      ScanSpec old = ScanSpec.of(V0, List.of(), List.of(), null, null, fx.index);
+      TabletScanSpec old = TabletScanSpec.of(V0, List.of(), List.of(), null, null, fx.index);
       fx.alter(V1);
       assertThatThrownBy(() -> fx.store.scan(old, null, 10))
           .isInstanceOfSatisfying(NyalaException.class,
@@ -140,12 +141,12 @@ class SchemaChangeTest {
     Schema a = new Schema(List.of(ColumnSchema.builder("id", Type.INT32).key(true).build(),
         ColumnSchema.builder("v", Type.STRING).build()), 0);
     Schema b = new Schema(List.of(a.column(0), ColumnSchema.builder("w", Type.STRING).build()), 1);
-    SchemaChange.between(a, b);
+    TabletSchemaChange.between(a, b);
     assertThat(new Projection(b).project(a, new Object[] {1, "x"})).containsExactly(1, null);
   }
 
   private static void assertRefused(Schema to, String naming) {
-    assertThatThrownBy(() -> SchemaChange.between(V0, to))
+    assertThatThrownBy(() -> TabletSchemaChange.between(V0, to))
         .isInstanceOfSatisfying(NyalaException.class,
             e -> assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT))
         .hasMessageContaining(naming);

@@ -1,8 +1,10 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.image;
 
 import io.nyala.common.NyalaException;
 import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.Superblock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,10 +1,10 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nyala.tserver.tablet.CompactionPolicy.Candidate;
-import io.nyala.tserver.tablet.CompactionPolicy.Deltas;
-import io.nyala.tserver.tablet.CompactionPolicy.Merge;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy.Candidate;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy.Deltas;
+import io.nyala.tserver.tablet.maintenance.CompactionPolicy.Merge;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

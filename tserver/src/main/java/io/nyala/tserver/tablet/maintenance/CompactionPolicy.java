@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.image;
 
 import java.io.IOException;
 

@@ -1,10 +1,13 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations.Op;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.RowSetLifecycleTest;
+import io.nyala.tserver.tablet.StoreFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.image;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,6 +10,12 @@ import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations.Op;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.tserver.fs.BlockId;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.tablet.RowSetLifecycleTest;
+import io.nyala.tserver.tablet.StoreFixture;
+import io.nyala.tserver.tablet.StoreModel;
+import io.nyala.tserver.tablet.Superblock;
+import io.nyala.tserver.tablet.TabletScanSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,7 +56,7 @@ class BlockImageTest {
   }
 
   private static List<List<Object>> scan(BlockTabletStore s, long snapshot) {
-    ScanSpec spec = ScanSpec.of(s.schema(), List.of(), List.of(), null, null, snapshot);
+    TabletScanSpec spec = TabletScanSpec.of(s.schema(), List.of(), List.of(), null, null, snapshot);
     return StoreModel.asLists(s.scan(spec, null, 1000).rows());
   }
 

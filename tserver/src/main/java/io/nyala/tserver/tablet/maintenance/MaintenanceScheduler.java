@@ -1,5 +1,6 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
+import io.nyala.tserver.tablet.BlockTabletStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -142,11 +143,11 @@ public final class MaintenanceScheduler implements AutoCloseable {
    */
   private void failed(BlockTabletStore s, String what, RuntimeException e) {
     if (s.isClosed()) {
-      LOG.debug("tablet {}: {} skipped, the store closed: {}", s.tabletId, what, e.getMessage());
+      LOG.debug("tablet {}: {} skipped, the store closed: {}", s.tabletId(), what, e.getMessage());
       return;
     }
     failures.incrementAndGet();
-    LOG.warn("tablet {}: {} failed: {}", s.tabletId, what, e.getMessage());
+    LOG.warn("tablet {}: {} failed: {}", s.tabletId(), what, e.getMessage());
   }
 
   /** Flushes done by this scheduler. */

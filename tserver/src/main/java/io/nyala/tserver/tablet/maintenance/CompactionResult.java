@@ -1,4 +1,4 @@
-package io.nyala.tserver.tablet;
+package io.nyala.tserver.tablet.maintenance;
 
 /**
  * What one compaction rewrote, for the log line and the maintenance metrics.
