@@ -154,7 +154,7 @@ public final class ReplicaHibernator {
 
   /** The leader's side of a round, if this replica leads a quiet group. */
   private void leadRound(TabletReplica r) {
-    RaftServer server = tablets.raftServer();
+    RaftServer server = tablets.groups().server();
     RaftServer.Division d = divisionOrNull(r, server);
     if (d == null || !d.getInfo().isLeader() || !quietAsLeader(d)) {
       return;
@@ -250,7 +250,7 @@ public final class ReplicaHibernator {
    * Returns null when done, else why not (the replica is then still open).
    */
   private String hibernateBegun(TabletReplica r, long term, long index) {
-    RaftServer server = tablets.raftServer();
+    RaftServer server = tablets.groups().server();
     RaftServer.Division d = divisionOrNull(r, server);
     if (d == null) {
       return "its Raft group is not open here";
@@ -282,7 +282,7 @@ public final class ReplicaHibernator {
       h.addPeers(RaftPeers.fromRatis(p));
     }
     try {
-      tablets.closeGroup(r.groupId());
+      tablets.groups().close(r.groupId());
     } catch (RuntimeException e) {
       if (divisionOrNull(r, server) != null) {
         return "cannot close its group: " + NyalaException.from(e).detail();
@@ -294,12 +294,12 @@ public final class ReplicaHibernator {
     r.groupClosed();
     try {
       synchronized (r) {
-        tablets.persistMetadata(r, r.metadata().toBuilder().setHibernated(h).build());
+        tablets.metadataFiles().persist(r, r.metadata().toBuilder().setHibernated(h).build());
       }
-      TabletManager.moveGroupDir(tablets.groupDir(r.groupId()),
-          tablets.coldGroupDir(r.groupId()));
+      RaftGroups.moveGroupDir(tablets.groups().groupDir(r.groupId()),
+          tablets.groups().coldGroupDir(r.groupId()));
     } catch (IOException | RuntimeException e) {
-      // The group is closed: a restart places its dir by the metadata (TabletManager#load).
+      // The group is closed: a restart places its dir by the metadata (StartupRecovery#load).
       LOG.warn("tablet {}: hibernated, but {}", r.tabletId(), e.getMessage());
     }
     r.transition(ReplicaState.HIBERNATED);
@@ -333,20 +333,20 @@ public final class ReplicaHibernator {
     }
     try {
       synchronized (r) {
-        tablets.persistMetadata(r, m.toBuilder().clearHibernated().build());
+        tablets.metadataFiles().persist(r, m.toBuilder().clearHibernated().build());
       }
-      if (Files.isDirectory(tablets.coldGroupDir(r.groupId()))) {
-        TabletManager.moveGroupDir(tablets.coldGroupDir(r.groupId()),
-            tablets.groupDir(r.groupId()));
+      if (Files.isDirectory(tablets.groups().coldGroupDir(r.groupId()))) {
+        RaftGroups.moveGroupDir(tablets.groups().coldGroupDir(r.groupId()),
+            tablets.groups().groupDir(r.groupId()));
       }
-      tablets.addGroup(r, false, h.getPeersList());
+      tablets.groups().add(r, false, h.getPeersList());
     } catch (IOException | RuntimeException e) {
       NyalaException ne = NyalaException.from(e);
       r.markFailed(new NyalaException(ne.code(), "tablet " + r.tabletId()
           + ": cannot wake its Raft group: " + ne.detail(), e));
       throw ne;
     }
-    tablets.openedOrFailed(r);
+    r.openedOrFailed();
     wakes.incrementAndGet();
     wakeLatencyMs.accept((System.nanoTime() - start) / 1_000_000);
     LOG.debug("tablet {}: woken", r.tabletId());

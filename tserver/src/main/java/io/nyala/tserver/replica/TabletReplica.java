@@ -74,7 +74,7 @@ public final class TabletReplica {
     this.superblockFile = superblockFile;
     this.tabletKey = tabletKey;
     this.metadata = metadata;
-    // A replica whose metadata could not be read has none (see TabletManager#load).
+    // A replica whose metadata could not be read has none (see ReplicaFactory#unreadable).
     this.schema = metadata.hasSchema() ? Schema.fromPb(metadata.getSchema()) : null;
     this.groupId = RaftIds.groupId(metadata.getTabletId());
     this.listener = listener;
@@ -279,6 +279,21 @@ public final class TabletReplica {
         LogPayloads.sealed(tabletId(), tabletKey), blocks, superblockFile);
     stateMachine = sm;
     return sm;
+  }
+
+  /** OPENING to RUNNING once the group's state machine opened its store; FAILED otherwise. */
+  void openedOrFailed() {
+    TabletStateMachine sm = stateMachine;
+    if (sm != null && sm.isInitialized()) {
+      synchronized (this) {
+        if (state == ReplicaState.OPENING) {
+          transition(ReplicaState.RUNNING);
+        }
+      }
+    } else if (failure == null) {
+      markFailed(sm != null && sm.openFailure() != null ? sm.openFailure()
+          : NyalaException.illegalState("tablet %s: its Raft group did not open", tabletId()));
+    }
   }
 
   /**
