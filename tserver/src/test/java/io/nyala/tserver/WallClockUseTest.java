@@ -35,7 +35,7 @@ class WallClockUseTest {
       "format stamp and created_time_millis persisted in the instance file",
       "master/src/main/java/io/nyala/master/catalog/CatalogManager.java",
       "created_time_millis persisted in the table's catalog entry",
-      "tserver/src/main/java/io/nyala/tserver/replica/TabletManager.java",
+      "tserver/src/main/java/io/nyala/tserver/replica/ReplicaCreator.java",
       "created_time_millis persisted in the tablet metadata",
       "tserver/src/main/java/io/nyala/tserver/replica/ReplicaHibernator.java",
       "hibernated_time_millis persisted in the tablet metadata",

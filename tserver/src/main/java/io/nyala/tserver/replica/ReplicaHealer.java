@@ -42,7 +42,7 @@ final class ReplicaHealer {
 
   /** Looks at one RUNNING replica at {@code now}. */
   void check(TabletReplica r, long now) {
-    RaftServer server = tablets.raftServer();
+    RaftServer server = tablets.groups().server();
     RaftServer.Division d;
     try {
       d = server == null ? null : server.getDivision(r.groupId());

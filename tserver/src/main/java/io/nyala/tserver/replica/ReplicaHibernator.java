@@ -2,14 +2,10 @@ package io.nyala.tserver.replica;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftPeers;
-import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.metadata.HibernatedStatePB;
-import io.nyala.common.proto.metadata.TabletMetadataPB;
-import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.replica.PeerChannel.Peer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -20,6 +16,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftConfiguration;
@@ -29,13 +26,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hibernates idle replicas and wakes them on demand (docs/dense-nodes.md): the Ratis side of
- * {@link HibernationRound}. A cold replica costs no thread and no timer: its Raft group is
- * closed, its storage kept out of Ratis' storage dir, its state persisted in its metadata.
+ * Hibernates idle replicas (docs/dense-nodes.md): the Ratis side of {@link HibernationRound};
+ * {@link ReplicaWaker} wakes them on demand. A cold replica costs no thread and no timer: its
+ * Raft group is closed, its storage kept out of Ratis' storage dir, its state persisted in its
+ * metadata.
  *
  * <p>Threads: {@link #pass} runs on the server's maintenance thread and hands rounds to
  * {@code rounds}; {@link #hibernate} runs on an RPC thread (a follower asked) or a round;
- * {@link #wake} runs on the thread of the request that needs the group. Each replica's
+ * {@link ReplicaWaker#wake} runs on the thread of the request that needs the group. Each replica's
  * lifecycle state (under its monitor) orders them: only one of them acts on a replica at once.
  */
 public final class ReplicaHibernator {
@@ -60,9 +58,7 @@ public final class ReplicaHibernator {
   private final Set<String> queued = ConcurrentHashMap.newKeySet();
   private final AtomicInteger drainers = new AtomicInteger();
   private final AtomicLong hibernations = new AtomicLong();
-  private final AtomicLong wakes = new AtomicLong();
-  /** Told each wake's duration in ms (the server's histogram). */
-  private volatile java.util.function.LongConsumer wakeLatencyMs = ms -> { };
+  private final ReplicaWaker waker;
 
   /**
    * @param afterMs {@code --tablet_hibernate_after_ms} (0 = never hibernate; waking still works)
@@ -81,7 +77,8 @@ public final class ReplicaHibernator {
     this.busy = busy;
     this.rounds = rounds;
     this.healer = new ReplicaHealer(tablets, channel, selfUuid);
-    tablets.setWaker(this::wake);
+    this.waker = new ReplicaWaker(tablets, selfUuid, channel);
+    tablets.setWaker(waker::wake);
   }
 
   /**
@@ -154,7 +151,7 @@ public final class ReplicaHibernator {
 
   /** The leader's side of a round, if this replica leads a quiet group. */
   private void leadRound(TabletReplica r) {
-    RaftServer server = tablets.raftServer();
+    RaftServer server = tablets.groups().server();
     RaftServer.Division d = divisionOrNull(r, server);
     if (d == null || !d.getInfo().isLeader() || !quietAsLeader(d)) {
       return;
@@ -250,7 +247,7 @@ public final class ReplicaHibernator {
    * Returns null when done, else why not (the replica is then still open).
    */
   private String hibernateBegun(TabletReplica r, long term, long index) {
-    RaftServer server = tablets.raftServer();
+    RaftServer server = tablets.groups().server();
     RaftServer.Division d = divisionOrNull(r, server);
     if (d == null) {
       return "its Raft group is not open here";
@@ -281,8 +278,17 @@ public final class ReplicaHibernator {
     for (RaftPeer p : conf.getCurrentPeers()) {
       h.addPeers(RaftPeers.fromRatis(p));
     }
+    return closeCold(r, server, h.build());
+  }
+
+  /**
+   * The end of {@link #hibernateBegun}, once the replica is flushed and quiet: closes its group
+   * and records it cold in {@code h}. Returns null when done, else why not.
+   */
+  private String closeCold(TabletReplica r, RaftServer server, HibernatedStatePB h) {
+    RaftGroups groups = tablets.groups();
     try {
-      tablets.closeGroup(r.groupId());
+      groups.close(r.groupId());
     } catch (RuntimeException e) {
       if (divisionOrNull(r, server) != null) {
         return "cannot close its group: " + NyalaException.from(e).detail();
@@ -294,83 +300,24 @@ public final class ReplicaHibernator {
     r.groupClosed();
     try {
       synchronized (r) {
-        tablets.persistMetadata(r, r.metadata().toBuilder().setHibernated(h).build());
+        tablets.metadataFiles().persist(r, r.metadata().toBuilder().setHibernated(h).build());
       }
-      TabletManager.moveGroupDir(tablets.groupDir(r.groupId()),
-          tablets.coldGroupDir(r.groupId()));
+      RaftGroups.moveGroupDir(groups.groupDir(r.groupId()), groups.coldGroupDir(r.groupId()));
     } catch (IOException | RuntimeException e) {
-      // The group is closed: a restart places its dir by the metadata (TabletManager#load).
+      // The group is closed: a restart places its dir by the metadata (StartupRecovery#load).
       LOG.warn("tablet {}: hibernated, but {}", r.tabletId(), e.getMessage());
     }
     r.transition(ReplicaState.HIBERNATED);
     hibernations.incrementAndGet();
-    LOG.debug("tablet {}: hibernated at term {}, index {}", r.tabletId(), term, index);
+    LOG.debug("tablet {}: hibernated at term {}, index {}", r.tabletId(), h.getTerm(),
+        h.getIndex());
     tablets.reportChanged(r.tabletId());
     return null;
   }
 
-  /**
-   * Opens a hibernated replica's group again and asks its peers to do the same (first, so that
-   * they open meanwhile); concurrent
-   * callers wait for the first (see {@link TabletManager#use}). A replica that cannot be
-   * opened goes FAILED.
-   */
-  void wake(TabletReplica r) {
-    wake(r, true);
-  }
-
-  /** {@code askPeers}: false when a peer asked (it asked the others too). */
-  private void wake(TabletReplica r, boolean askPeers) {
-    if (!r.claimWake()) {
-      return;
-    }
-    long start = System.nanoTime();
-    TabletMetadataPB m = r.metadata();
-    HibernatedStatePB h = m.getHibernated();
-    // Peers open while this one does: the group can elect as soon as a majority is up.
-    if (askPeers) {
-      wakePeers(r, h);
-    }
-    try {
-      synchronized (r) {
-        tablets.persistMetadata(r, m.toBuilder().clearHibernated().build());
-      }
-      if (Files.isDirectory(tablets.coldGroupDir(r.groupId()))) {
-        TabletManager.moveGroupDir(tablets.coldGroupDir(r.groupId()),
-            tablets.groupDir(r.groupId()));
-      }
-      tablets.addGroup(r, false, h.getPeersList());
-    } catch (IOException | RuntimeException e) {
-      NyalaException ne = NyalaException.from(e);
-      r.markFailed(new NyalaException(ne.code(), "tablet " + r.tabletId()
-          + ": cannot wake its Raft group: " + ne.detail(), e));
-      throw ne;
-    }
-    tablets.openedOrFailed(r);
-    wakes.incrementAndGet();
-    wakeLatencyMs.accept((System.nanoTime() - start) / 1_000_000);
-    LOG.debug("tablet {}: woken", r.tabletId());
-    tablets.reportChanged(r.tabletId());
-  }
-
-  /** Asks every peer in {@code h}'s configuration but this server to wake; does not wait. */
-  private void wakePeers(TabletReplica r, HibernatedStatePB h) {
-    WakeReplicaRequestPB req = WakeReplicaRequestPB.newBuilder().setTabletId(r.tabletId())
-        .setRequestorUuid(selfUuid).build();
-    for (RaftPeerPB p : h.getPeersList()) {
-      if (!p.getUuid().equals(selfUuid) && p.hasRpcAddress()) {
-        channel.wake(new Peer(p.getUuid(), io.nyala.common.HostPort.fromPb(p.getRpcAddress())),
-            req, PEER_TIMEOUT_MS);
-      }
-    }
-  }
-
   /** The WakeReplica RPC: wakes the replica if it is cold; an awake one is left alone. */
   public void wakeRequested(String tabletId) {
-    TabletReplica r = tablets.get(tabletId);
-    if (r.state() == ReplicaState.HIBERNATED) {
-      wake(r, false);
-    }
+    waker.wakeRequested(tabletId);
   }
 
   public long hibernations() {
@@ -378,12 +325,12 @@ public final class ReplicaHibernator {
   }
 
   public long wakes() {
-    return wakes.get();
+    return waker.wakes();
   }
 
   /** Where each wake's duration goes (ms); call before any request. */
-  public void onWake(java.util.function.LongConsumer sink) {
-    this.wakeLatencyMs = sink;
+  public void onWake(LongConsumer sink) {
+    waker.onWake(sink);
   }
 
   /** The leader's followers' match indices; none for a group of one (Ratis gives null). */

@@ -5,10 +5,7 @@ import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftPeers;
 import io.nyala.common.env.Env;
-import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
-import io.nyala.common.proto.master.TabletStatePB;
-import io.nyala.common.proto.metadata.HibernatedStatePB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.schema.Schema;
@@ -19,12 +16,14 @@ import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
-import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -60,7 +59,7 @@ public final class TabletReplica {
   private volatile NyalaException failure;
   /** Guarded by this object's monitor; waiters for a change wait on it. */
   private ReplicaState state;
-  /** Requests that entered through {@link TabletManager#use} and have not left; guarded by this. */
+  /** Requests that entered through {@link TabletManager#use} and not left; guarded by this. */
   private int inFlight;
   /** When a request last entered (System.nanoTime), or when the replica was opened. */
   private volatile long lastActivityNanos = System.nanoTime();
@@ -74,7 +73,7 @@ public final class TabletReplica {
     this.superblockFile = superblockFile;
     this.tabletKey = tabletKey;
     this.metadata = metadata;
-    // A replica whose metadata could not be read has none (see TabletManager#load).
+    // A replica whose metadata could not be read has none (see ReplicaFactory#unreadable).
     this.schema = metadata.hasSchema() ? Schema.fromPb(metadata.getSchema()) : null;
     this.groupId = RaftIds.groupId(metadata.getTabletId());
     this.listener = listener;
@@ -128,9 +127,8 @@ public final class TabletReplica {
    * Runs the asynchronous work of a request that entered through {@link TabletManager#use},
    * and {@link #exit}s when that work is done or fails to start.
    */
-  public <T> java.util.concurrent.CompletableFuture<T> serve(
-      java.util.function.Supplier<java.util.concurrent.CompletableFuture<T>> work) {
-    java.util.concurrent.CompletableFuture<T> f;
+  public <T> CompletableFuture<T> serve(Supplier<CompletableFuture<T>> work) {
+    CompletableFuture<T> f;
     try {
       f = work.get();
     } catch (RuntimeException e) {
@@ -164,46 +162,9 @@ public final class TabletReplica {
     return true;
   }
 
-  /**
-   * Lets a request in (see {@link TabletManager#use}): waits out OPENING and HIBERNATING, has
-   * {@code waker} wake a HIBERNATED replica, refuses FAILED and DELETING. Returns whether it
-   * had to wait or wake (then the group may not have elected yet).
-   */
-  boolean enter(boolean write, long deadlineNanos, java.util.function.Consumer<TabletReplica> waker) {
-    boolean waited = false;
-    while (true) {
-      ReplicaState s = tryEnter(write);
-      switch (s) {
-        case RUNNING -> {
-          return waited;
-        }
-        case FAILED -> {
-          checkNotFailed();
-          throw NyalaException.illegalState("tablet %s is FAILED", tabletId());
-        }
-        case DELETING -> throw NyalaException.notFound("tablet %s not found (being deleted)",
-            tabletId());
-        case HIBERNATED -> {
-          waited = true;
-          waker.accept(this);
-        }
-        case OPENING, HIBERNATING -> {
-          waited = true;
-          long left = deadlineNanos - System.nanoTime();
-          if (left <= 0) {
-            throw NyalaException.unavailable("tablet %s is %s here; retry", tabletId(),
-                s == ReplicaState.OPENING ? "waking up" : "hibernating");
-          }
-          try {
-            awaitChange(s, left);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw NyalaException.unavailable("interrupted waiting for tablet %s", tabletId());
-          }
-        }
-        default -> throw new IllegalStateException("unknown replica state " + s);
-      }
-    }
+  /** Lets a request in, waiting or waking as needed; see {@link RequestAdmission#enter}. */
+  boolean enter(boolean write, long deadlineNanos, Consumer<TabletReplica> waker) {
+    return RequestAdmission.enter(this, write, deadlineNanos, waker);
   }
 
   /** Waits up to {@code nanos} for the state to change from {@code from}. */
@@ -270,7 +231,7 @@ public final class TabletReplica {
    */
   Schema initialSchema() {
     TabletMetadataPB m = metadata;
-    return m.hasInitialSchema() ? Schema.fromPb(m.getInitialSchema()) : Schema.fromPb(m.getSchema());
+    return Schema.fromPb(m.hasInitialSchema() ? m.getInitialSchema() : m.getSchema());
   }
 
   /** Called by the state machine registry: a fresh state machine per open of the group. */
@@ -279,6 +240,21 @@ public final class TabletReplica {
         LogPayloads.sealed(tabletId(), tabletKey), blocks, superblockFile);
     stateMachine = sm;
     return sm;
+  }
+
+  /** OPENING to RUNNING once the group's state machine opened its store; FAILED otherwise. */
+  void openedOrFailed() {
+    TabletStateMachine sm = stateMachine;
+    if (sm != null && sm.isInitialized()) {
+      synchronized (this) {
+        if (state == ReplicaState.OPENING) {
+          transition(ReplicaState.RUNNING);
+        }
+      }
+    } else if (failure == null) {
+      markFailed(sm != null && sm.openFailure() != null ? sm.openFailure()
+          : NyalaException.illegalState("tablet %s: its Raft group did not open", tabletId()));
+    }
   }
 
   /**
@@ -303,7 +279,7 @@ public final class TabletReplica {
    * Refuses requests to a FAILED replica with NOT_LEADER and no hint, which sends clients to
    * another replica with fresh locations (its group is gone here, so it never leads again).
    */
-  private void checkNotFailed() {
+  void checkNotFailed() {
     NyalaException f = failure;
     if (f != null) {
       throw NyalaException.notLeader("tablet " + tabletId() + ": this replica is FAILED ("
@@ -363,45 +339,9 @@ public final class TabletReplica {
         leader == null ? "" : leader.toString(), RaftPeers.rpcAddress(peer));
   }
 
-  /** What the master hears about this replica. */
+  /** What the master hears about this replica (see {@link ReplicaReports}). */
   public ReportedTabletPB report(RaftServer server) {
-    ReportedTabletPB.Builder b = ReportedTabletPB.newBuilder().setTabletId(tabletId());
-    TabletStateMachine copying = stateMachine;
-    if (copying != null && copying.copyInProgress()) {
-      b.setTabletCopyInProgress(true);
-    }
-    NyalaException f = failure;
-    if (f != null) {
-      return b.setState(TabletStatePB.FAILED).setError(f.toPb()).build();
-    }
-    b.setSchemaVersion(schema().version());
-    TabletMetadataPB m = metadata;
-    if (m.hasHibernated() && state() == ReplicaState.HIBERNATED) {
-      HibernatedStatePB h = m.getHibernated();
-      b.setState(TabletStatePB.HIBERNATED).setTerm(h.getTerm())
-          .setCommittedConfigIndex(h.getConfigIndex());
-      h.getPeersList().forEach(p -> b.addConfigPeerUuids(p.getUuid()));
-      return b.build();
-    }
-    RaftServer.Division d = divisionOrNull(server);
-    TabletStateMachine sm = stateMachine;
-    if (d == null || sm == null || !sm.isInitialized() || !d.getInfo().isAlive()) {
-      return b.setState(TabletStatePB.BOOTSTRAPPING).build();
-    }
-    DivisionInfo info = d.getInfo();
-    b.setState(TabletStatePB.RUNNING).setRole(role(info)).setTerm(info.getCurrentTerm());
-    if (info.getLeaderId() != null) {
-      b.setLeaderUuid(info.getLeaderId().toString());
-    }
-    RaftConfiguration conf = d.getRaftConf();
-    for (RaftPeer p : conf.getCurrentPeers()) {
-      b.addConfigPeerUuids(p.getId().toString());
-    }
-    if (conf.getPreviousPeers().isEmpty() && conf.getLogEntryIndex() > 0
-        && conf.getLogEntryIndex() <= d.getRaftLog().getLastCommittedIndex()) {
-      b.setCommittedConfigIndex(conf.getLogEntryIndex());
-    }
-    return b.build();
+    return ReplicaReports.report(this, server);
   }
 
   /**
@@ -410,19 +350,7 @@ public final class TabletReplica {
    * not open here. See docs/data-safety.md, "Deletes".
    */
   public ConfigView configView(RaftServer server, String selfUuid) {
-    RaftServer.Division d = divisionOrNull(server);
-    TabletMetadataPB m = metadata;
-    if (d == null && m.hasHibernated()) {
-      HibernatedStatePB h = m.getHibernated();
-      return new ConfigView(h.getConfigIndex(),
-          h.getPeersList().stream().anyMatch(p -> p.getUuid().equals(selfUuid)));
-    }
-    if (d == null) {
-      return null;
-    }
-    RaftConfiguration conf = d.getRaftConf();
-    RaftPeerId self = RaftIds.peerId(selfUuid);
-    return new ConfigView(conf.getLogEntryIndex(), conf.getPeer(self) != null);
+    return ReplicaReports.configView(this, server, selfUuid);
   }
 
   /** See {@link #configView}. */
@@ -430,43 +358,6 @@ public final class TabletReplica {
 
   /** A line of ListTablets and the status page. */
   public ListTabletsResponsePB.StatusPB status(RaftServer server) {
-    ReportedTabletPB r = report(server);
-    TabletStateMachine sm = stateMachine;
-    ListTabletsResponsePB.StatusPB.Builder b = ListTabletsResponsePB.StatusPB.newBuilder()
-        .setTabletId(tabletId())
-        .setTableId(metadata.getTableId())
-        .setTableName(metadata.getTableName())
-        .setPartition(metadata.getPartition())
-        .setState(r.getState().name())
-        .setRole(r.getRole())
-        .setTerm(r.getTerm())
-        .setLeaderUuid(r.getLeaderUuid());
-    if (r.getState() == TabletStatePB.FAILED) {
-      return b.setError(r.getError().getMessage()).build();
-    }
-    if (sm != null && sm.store() != null) {
-      b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
-    } else if (r.getState() == TabletStatePB.HIBERNATED) {
-      b.setLastAppliedIndex(metadata.getHibernated().getIndex())
-          .setEstimatedRows(metadata.getHibernated().getLiveRows());
-    }
-    return b.build();
-  }
-
-  private RaftServer.Division divisionOrNull(RaftServer server) {
-    try {
-      return server == null ? null : server.getDivision(groupId);
-    } catch (IOException e) {
-      return null;
-    }
-  }
-
-  static RaftRolePB role(DivisionInfo info) {
-    return switch (info.getCurrentRole()) {
-      case LEADER -> RaftRolePB.LEADER;
-      case FOLLOWER, CANDIDATE -> RaftRolePB.FOLLOWER;
-      case LISTENER -> RaftRolePB.LEARNER;
-      default -> RaftRolePB.UNKNOWN_ROLE;
-    };
+    return ReplicaReports.status(this, server);
   }
 }
