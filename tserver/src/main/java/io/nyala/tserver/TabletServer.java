@@ -500,17 +500,17 @@ public class TabletServer extends ServerBase {
     }
 
     @Override
-    public void applied(String tabletId, int rows) {
+    public void rowsApplied(String tabletId, int rows) {
       opsApplied.add(rows);
     }
 
     @Override
-    public void closed(String tabletId, RaftGroupMemberId member) {
+    public void stateMachineClosed(String tabletId, RaftGroupMemberId member) {
       tabletManager.replicaClosed(tabletId, member);
     }
 
     @Override
-    public void failed(String tabletId, NyalaException why) {
+    public void dataDamaged(String tabletId, NyalaException why) {
       tabletManager.replicaFailed(tabletId, why);
     }
 

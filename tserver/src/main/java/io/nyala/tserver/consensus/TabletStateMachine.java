@@ -71,7 +71,7 @@ public final class TabletStateMachine extends BaseStateMachine {
   public interface Listener {
     void leaderChanged(String tabletId);
 
-    void applied(String tabletId, int rows);
+    void rowsApplied(String tabletId, int rows);
 
     /**
      * An ALTER_SCHEMA entry was applied at {@code index} and changed the store's schema: the
@@ -80,13 +80,13 @@ public final class TabletStateMachine extends BaseStateMachine {
     default void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {}
 
     /** The division {@code member} closed this state machine; its Raft log closes next. */
-    default void closed(String tabletId, RaftGroupMemberId member) {}
+    default void stateMachineClosed(String tabletId, RaftGroupMemberId member) {}
 
     /**
      * The replica's data is damaged ({@code why} names tablet, file and cause): the owner marks
      * it FAILED and stops its group. Called on any thread, possibly Ratis's: must not block.
      */
-    default void failed(String tabletId, NyalaException why) {}
+    default void dataDamaged(String tabletId, NyalaException why) {}
   }
 
   private final String tabletId;
@@ -191,7 +191,7 @@ public final class TabletStateMachine extends BaseStateMachine {
           why.detail());
       store = null;
       openFailure = why;
-      listener.failed(tabletId, why);
+      listener.dataDamaged(tabletId, why);
       return false;
     }
   }
@@ -206,7 +206,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     BlockTabletStore s = BlockTabletStore.open(tabletId, schema, env, blocks, superblockFile,
         history);
     s.onFlushed(this::requestSnapshot);
-    s.onDamaged(why -> listener.failed(tabletId, why));
+    s.onDamaged(why -> listener.dataDamaged(tabletId, why));
     store = s;
     if (s.durableIndex() > 0) {
       lastSnapshot = TermIndex.valueOf(s.durableTerm(), s.durableIndex());
@@ -355,7 +355,7 @@ public final class TabletStateMachine extends BaseStateMachine {
       b.addPerRowErrors(PerRowResultPB.newBuilder()
           .setRowIndex(e.rowIndex()).setError(e.error().toPb()));
     }
-    listener.applied(tabletId, ops.size() - errors.size());
+    listener.rowsApplied(tabletId, ops.size() - errors.size());
     return b.build();
   }
 
@@ -458,7 +458,7 @@ public final class TabletStateMachine extends BaseStateMachine {
     if (s != null) {
       s.close();
     }
-    listener.closed(tabletId, RaftGroupMemberId.valueOf(getId(), getGroupId()));
+    listener.stateMachineClosed(tabletId, RaftGroupMemberId.valueOf(getId(), getGroupId()));
     List<CompletableFuture<Long>> pending = new ArrayList<>();
     synchronized (waiters) {
       waiters.values().forEach(pending::addAll);
