@@ -281,8 +281,9 @@ public class TabletServer extends ServerBase {
     List<BlockTabletStore> out = new ArrayList<>();
     for (TabletReplica r : tabletManager.replicas()) {
       TabletStateMachine sm = r.stateMachineOrNull();
-      if (sm != null && sm.isInitialized() && sm.store() != null) {
-        out.add(sm.store());
+      BlockTabletStore s = r.blockStore();
+      if (sm != null && sm.isInitialized() && s != null) {
+        out.add(s);
       }
     }
     return out;
