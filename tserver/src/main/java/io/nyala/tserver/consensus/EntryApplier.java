@@ -44,9 +44,8 @@ final class EntryApplier {
    * Applies the entry at {@code index} whose state machine data is {@code logData} (a fresh
    * array: the parsed rows alias it instead of a copy). CORRUPTION if it holds no known operation.
    */
-  WriteResultPB apply(TabletStore store, long index, byte[] logData)
-      throws InvalidProtocolBufferException {
-    TabletOpPB op = AliasingMarshaller.parseAliased(TabletOpPB.parser(), payloads.open(logData));
+  WriteResultPB apply(TabletStore store, long index, byte[] logData) {
+    TabletOpPB op = decode(index, logData);
     if (op.hasWrite()) {
       return applyWrite(store, op.getWrite(), index);
     }
@@ -55,6 +54,20 @@ final class EntryApplier {
     }
     throw NyalaException.corruption("tablet %s: entry %d holds no known operation", tabletId,
         index);
+  }
+
+  /**
+   * The entry's operation. An entry that cannot be opened (wrong key, damaged seal) or parsed
+   * fails with its own code and a message naming the tablet and the index, for the operator.
+   */
+  private TabletOpPB decode(long index, byte[] logData) {
+    try {
+      return AliasingMarshaller.parseAliased(TabletOpPB.parser(), payloads.open(logData));
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      NyalaException ne = NyalaException.from(e);
+      throw new NyalaException(ne.code(), String.format(
+          "tablet %s: entry %d cannot be opened or decoded: %s", tabletId, index, ne.detail()), e);
+    }
   }
 
   private WriteResultPB applyWrite(TabletStore s, WriteOpPB w, long index) {
