@@ -16,7 +16,6 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import io.nyala.minicluster.MiniCluster;
-import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import java.time.Duration;
@@ -124,7 +123,7 @@ class ScanFailoverIT {
 
   private static BlockTabletStore store(MiniCluster cluster, int index, String tablet) {
     TabletReplica replica = cluster.inProcessTabletServer(index).tabletManager().get(tablet);
-    TabletStateMachine sm = replica.stateMachine();
-    return sm.store();
+    replica.stateMachine(); // SERVICE_UNAVAILABLE until the store is open
+    return replica.blockStore();
   }
 }

@@ -241,8 +241,9 @@ public class TabletServer extends ServerBase {
     List<BlockTabletStore> out = new ArrayList<>();
     for (TabletReplica r : tabletManager.replicas()) {
       TabletStateMachine sm = r.stateMachineOrNull();
-      if (sm != null && sm.isInitialized() && sm.store() != null) {
-        out.add(sm.store());
+      BlockTabletStore s = r.blockStore();
+      if (sm != null && sm.isInitialized() && s != null) {
+        out.add(s);
       }
     }
     return out;
@@ -373,17 +374,17 @@ public class TabletServer extends ServerBase {
     }
 
     @Override
-    public void applied(String tabletId, int rows) {
+    public void rowsApplied(String tabletId, int rows) {
       opsApplied.add(rows);
     }
 
     @Override
-    public void closed(String tabletId, RaftGroupMemberId member) {
+    public void stateMachineClosed(String tabletId, RaftGroupMemberId member) {
       tabletManager.replicaClosed(tabletId, member);
     }
 
     @Override
-    public void failed(String tabletId, NyalaException why) {
+    public void dataDamaged(String tabletId, NyalaException why) {
       tabletManager.replicaFailed(tabletId, why);
     }
 

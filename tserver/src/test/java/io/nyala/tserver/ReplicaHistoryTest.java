@@ -140,6 +140,6 @@ class ReplicaHistoryTest {
   }
 
   private static BlockTabletStore store(TabletServer ts, String tablet) {
-    return ts.tabletManager().get(tablet).stateMachine().store();
+    return ts.tabletManager().get(tablet).blockStore();
   }
 }

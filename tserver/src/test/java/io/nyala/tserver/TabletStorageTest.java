@@ -47,7 +47,7 @@ class TabletStorageTest {
   }
 
   private BlockTabletStore store() {
-    return ts.tabletManager().get(tablet).stateMachine().store();
+    return ts.tabletManager().get(tablet).blockStore();
   }
 
   /**

@@ -74,7 +74,7 @@ public final class DeleteTabletBench {
         }
         done.incrementAndGet();
       }
-      int diskLayers = replica.stateMachine().store().diskLayerCount();
+      int diskLayers = replica.blockStore().diskLayerCount();
       Path serverDir = dir.resolve("ts");
       long blocksBefore = ts.server().blockManager().blockIds().size();
       long filesBefore = countFiles(serverDir);

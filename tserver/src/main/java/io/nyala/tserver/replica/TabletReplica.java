@@ -11,8 +11,10 @@ import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.LogPayloads;
+import io.nyala.tserver.consensus.BlockStoreOpener;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.fs.BlockManager;
+import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -50,6 +52,8 @@ public final class TabletReplica {
   private final Path superblockFile;
   /** Set by Ratis (through the registry) when it opens the group. */
   private volatile TabletStateMachine stateMachine;
+  /** Opens the store of {@link #stateMachine}; set with it. */
+  private volatile BlockStoreOpener storeOpener;
   /** Write schemas already checked against {@link #schema()}, for the Write RPC. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
   /**
@@ -236,8 +240,11 @@ public final class TabletReplica {
 
   /** Called by the state machine registry: a fresh state machine per open of the group. */
   TabletStateMachine newStateMachine() {
-    TabletStateMachine sm = new TabletStateMachine(tabletId(), initialSchema(), listener, env,
-        LogPayloads.sealed(tabletId(), tabletKey), blocks, superblockFile);
+    BlockStoreOpener opener = new BlockStoreOpener(tabletId(), initialSchema(), env, blocks,
+        superblockFile);
+    TabletStateMachine sm = new TabletStateMachine(tabletId(), listener,
+        LogPayloads.sealed(tabletId(), tabletKey), opener);
+    storeOpener = opener;
     stateMachine = sm;
     return sm;
   }
@@ -309,6 +316,15 @@ public final class TabletReplica {
 
   public Path superblockFile() {
     return superblockFile;
+  }
+
+  /**
+   * The state machine's store as the block engine, for the server's maintenance and tools that
+   * use more than {@link io.nyala.tserver.tablet.TabletStore}; null while none is open.
+   */
+  public BlockTabletStore blockStore() {
+    BlockStoreOpener o = storeOpener;
+    return o == null ? null : o.store();
   }
 
   /** The live state machine or null (pages and reports must not throw). */
