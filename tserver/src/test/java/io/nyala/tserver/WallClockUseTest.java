@@ -33,7 +33,7 @@ class WallClockUseTest {
       "start time, shown on status pages",
       "common/src/main/java/io/nyala/common/fs/ServerFs.java",
       "format stamp and created_time_millis persisted in the instance file",
-      "master/src/main/java/io/nyala/master/catalog/CatalogManager.java",
+      "master/src/main/java/io/nyala/master/catalog/NewTableEntries.java",
       "created_time_millis persisted in the table's catalog entry",
       "tserver/src/main/java/io/nyala/tserver/replica/ReplicaCreator.java",
       "created_time_millis persisted in the tablet metadata",
