@@ -68,7 +68,9 @@ public final class NyalaTable {
     return new Operation(this, RowOpType.INSERT);
   }
 
-  /** @return a new UPSERT, which inserts the row or overwrites the set columns of an existing one */
+  /**
+   * @return a new UPSERT, which inserts the row or overwrites the set columns of an existing one
+   */
   public Operation newUpsert() {
     return new Operation(this, RowOpType.UPSERT);
   }

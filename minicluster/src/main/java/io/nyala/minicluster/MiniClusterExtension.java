@@ -127,7 +127,10 @@ public final class MiniClusterExtension
     }
   }
 
-  /** True for parameters of type {@link MiniCluster}, {@link NyalaClient}, {@link AsyncNyalaClient}. */
+  /**
+   * True for parameters of type {@link MiniCluster}, {@link NyalaClient},
+   * {@link AsyncNyalaClient}.
+   */
   @Override
   public boolean supportsParameter(ParameterContext parameterContext,
       ExtensionContext extensionContext) {

@@ -214,13 +214,14 @@ public final class TabletCaller {
               tablet));
           return;
         }
-        sender.send(tablet, replica, deadline.forAttempt(attemptTimeoutMs)).whenComplete((resp, sendErr) -> {
-          try {
-            onAnswer(tablet, replica, resp, sendErr);
-          } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-          }
-        });
+        sender.send(tablet, replica, deadline.forAttempt(attemptTimeoutMs))
+            .whenComplete((resp, sendErr) -> {
+              try {
+                onAnswer(tablet, replica, resp, sendErr);
+              } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+              }
+            });
       });
     }
 

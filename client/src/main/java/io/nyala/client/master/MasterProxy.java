@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * the next one. Moving to a master not yet tried in this round is immediate; coming back to one
  * already tried means a whole round failed (an election is probably running), so wait with
  * exponential backoff first. Each attempt has its own deadline (at most the attempt timeout): a
- * master that does not answer in time counts as unreachable. A master's own SERVICE_UNAVAILABLE or TIMED_OUT (e.g. still loading
- * its catalog) is retried on the same master after a backoff. Every other error ends the call.
+ * master that does not answer in time counts as unreachable. A master's own SERVICE_UNAVAILABLE
+ * or TIMED_OUT (e.g. still loading its catalog) is retried on the same master after a backoff.
+ * Every other error ends the call.
  *
  * <p>Thread-safe; the only shared state is the leader guess, a volatile.
  */

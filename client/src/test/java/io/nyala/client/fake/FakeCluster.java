@@ -51,7 +51,8 @@ public final class FakeCluster implements AutoCloseable {
   }
 
   /** Every new scan request any tablet server received, in arrival order. */
-  public final List<io.nyala.common.proto.tserver.NewScanRequestPB> scanOpens = java.util.Collections.synchronizedList(new ArrayList<>());
+  public final List<io.nyala.common.proto.tserver.NewScanRequestPB> scanOpens =
+      java.util.Collections.synchronizedList(new ArrayList<>());
   private final List<FakeMaster> masters = new ArrayList<>();
   private final List<FakeTabletServer> tservers = new ArrayList<>();
   private final Map<String, FakeTable> tablesByName = new ConcurrentHashMap<>();

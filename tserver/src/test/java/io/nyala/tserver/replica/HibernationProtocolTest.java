@@ -221,7 +221,8 @@ class HibernationProtocolTest {
       }
       String why = HibernationRound.refusal(at, term, index);
       if (why == null) {
-        nodes.values().stream().filter(n -> n != this && n.cold).forEach(n -> closedAfter.add(n.id));
+        nodes.values().stream().filter(n -> n != this && n.cold)
+            .forEach(n -> closedAfter.add(n.id));
         cold = true;
         coldTerm = term;
         coldIndex = index;
