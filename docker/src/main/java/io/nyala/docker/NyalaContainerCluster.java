@@ -16,7 +16,8 @@ import org.testcontainers.lifecycle.Startable;
  * servers on a private network, the master's RPC port mapped to the host.
  *
  * <pre>{@code
- * try (NyalaContainerCluster c = new NyalaContainerCluster(NyalaContainerCluster.localImage(root), 3)) {
+ * try (NyalaContainerCluster c =
+ *     new NyalaContainerCluster(NyalaContainerCluster.localImage(root), 3)) {
  *   c.start();
  *   try (NyalaClient client = c.newClient()) { ... }
  * }

@@ -1,6 +1,5 @@
 package io.nyala.itests;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;

@@ -11,7 +11,6 @@ import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;

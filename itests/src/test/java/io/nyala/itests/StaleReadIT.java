@@ -3,7 +3,7 @@ package io.nyala.itests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.ByteString;
+import io.grpc.StatusRuntimeException;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaSession;
@@ -12,7 +12,6 @@ import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
-import io.grpc.StatusRuntimeException;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.proto.tserver.NewScanRequestPB;
 import io.nyala.common.proto.tserver.ReadModePB;

@@ -3,9 +3,9 @@ package io.nyala.itests;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaScanner;
 import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
-import io.nyala.client.NyalaTable;
 import io.nyala.client.RowResult;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The rows the integration tests write: a key and values derived from it, so a scan can check them. */
+/**
+ * The rows the integration tests write: a key and values derived from it, so a scan can check
+ * them.
+ */
 final class TestRows {
   private TestRows() {}
 

@@ -116,7 +116,8 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   @Override
   public void getTableLocations(GetTableLocationsRequestPB req,
       StreamObserver<GetTableLocationsResponsePB> out) {
-    Rpcs.respond(out, () -> server.getTableLocations(req), e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
+    Rpcs.respond(out, () -> server.getTableLocations(req),
+        e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.nyala.master;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;

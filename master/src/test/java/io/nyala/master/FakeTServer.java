@@ -7,6 +7,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.ErrorPB;
+import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
@@ -15,7 +16,6 @@ import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.proto.master.TabletStatePB;
-import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
 import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
 import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A fake tablet server: a real gRPC admin service that records CreateTablet, DeleteTablet,
- * AlterSchema and ChangeConfig calls (and answers OK), plus a heartbeat driver that reports to the master over real gRPC.
+ * AlterSchema and ChangeConfig calls (and answers OK), plus a heartbeat driver that reports to
+ * the master over real gRPC.
  */
 final class FakeTServer implements AutoCloseable {
   final String uuid = RaftIds.newId();

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.RaftPeerPB;
-import io.nyala.common.proto.master.DeleteTableRequestPB;
 import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.master.DeleteTableRequestPB;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;

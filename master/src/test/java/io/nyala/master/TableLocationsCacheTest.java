@@ -6,8 +6,6 @@ import com.google.protobuf.ByteString;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
-import io.nyala.common.proto.metadata.SysCatalogBatchPB;
-import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.master.locations.TableLocationsCache;
 import org.junit.jupiter.api.Test;

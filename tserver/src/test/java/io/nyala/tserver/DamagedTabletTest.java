@@ -190,7 +190,8 @@ class DamagedTabletTest {
     TserverFixture.awaitLeader(healthy, List.of(ts));
     assertThat(fx.write(ts, inserts(damaged, 0, 50, RowOpType.INSERT)).hasError()).isFalse();
     assertThat(fx.write(ts, inserts(healthy, 0, 50, RowOpType.INSERT)).hasError()).isFalse();
-    assertThat(ts.snapshotTablet(damaged)).isPositive(); // the healthy tablet keeps its rows in its log
+    // The healthy tablet keeps its rows in its log.
+    assertThat(ts.snapshotTablet(damaged)).isPositive();
     ts.close();
     Path meta;
     try (Stream<Path> s = Files.list(dir.resolve("blocks"))) {

@@ -110,8 +110,8 @@ class TabletCopyTest {
     byte[] window = Arrays.copyOfRange(content, content.length / 2 - 16, content.length / 2 + 16);
     try (Stream<Path> files = Files.walk(dir.resolve("ts3"))) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
-        assertThat(TestBytes.indexOf(Files.readAllBytes(f), window)).as("plaintext of block %s in %s",
-            largest.id(), f).isNegative();
+        assertThat(TestBytes.indexOf(Files.readAllBytes(f), window))
+            .as("plaintext of block %s in %s", largest.id(), f).isNegative();
       }
     }
   }

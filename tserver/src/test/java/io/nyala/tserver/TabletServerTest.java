@@ -186,7 +186,8 @@ class TabletServerTest {
     assertThat(retry.getWriteIndex()).isEqualTo(first.getWriteIndex());
     WriteResponsePB again = fx.write(ts, req.toBuilder().setSeqNo(2).build());
     assertThat(again.getPerRowErrorsList()).hasSize(5)
-        .allSatisfy(e -> assertThat(e.getError().getCode()).isEqualTo(StatusCodePB.ALREADY_PRESENT));
+        .allSatisfy(e ->
+            assertThat(e.getError().getCode()).isEqualTo(StatusCodePB.ALREADY_PRESENT));
     assertThat(ts.metrics().value("ops_applied_total")).isEqualTo(5);
   }
 

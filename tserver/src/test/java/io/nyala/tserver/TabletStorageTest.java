@@ -132,7 +132,8 @@ class TabletStorageTest {
     ts.close();
     start(o);
     TserverFixture.awaitLeader(tablet, List.of(ts));
-    assertThat(ts.blockManager().blockIds()).doesNotContainAnyElementsOf(orphans).hasSize((int) live);
+    assertThat(ts.blockManager().blockIds()).doesNotContainAnyElementsOf(orphans)
+        .hasSize((int) live);
     List<Object[]> rows = fx.scanAll(ts, tablet, 1000);
     assertThat(rows).hasSize(340);
     assertThat(rows.get(0)[0]).isEqualTo(10);

@@ -2,7 +2,6 @@ package io.nyala.tserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.nyala.tserver.replica.TabletManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

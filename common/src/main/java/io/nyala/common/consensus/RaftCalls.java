@@ -10,15 +10,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
@@ -40,7 +40,10 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 public final class RaftCalls {
   private RaftCalls() {}
 
-  /** Replicates {@code payload} as one entry of group {@code gid}; completes with the reply message. */
+  /**
+   * Replicates {@code payload} as one entry of group {@code gid}; completes with the reply
+   * message.
+   */
   public static CompletableFuture<ByteString> write(RaftServer server, RaftGroupId gid,
       ClientId clientId, long callId, ByteString payload) {
     return write(server, gid, clientId, callId, payload, List.of());
@@ -203,7 +206,8 @@ public final class RaftCalls {
       return new NyalaException(StatusCode.NOT_FOUND, what + " not found on this server", c);
     }
     if (c instanceof AlreadyClosedException) {
-      return new NyalaException(StatusCode.SERVICE_UNAVAILABLE, what + ": closed: " + c.getMessage(), c);
+      return new NyalaException(StatusCode.SERVICE_UNAVAILABLE,
+          what + ": closed: " + c.getMessage(), c);
     }
     if (c instanceof SetConfigurationException) {
       // A compare-and-set that lost a race with another change: the caller re-reads the config.

@@ -29,6 +29,7 @@ public final class RaftPeers {
 
   /** The RPC address a peer carries, or null. */
   public static HostPort rpcAddress(RaftPeer p) {
-    return p == null || p.getClientAddress() == null ? null : HostPort.parse(p.getClientAddress(), 0);
+    return p == null || p.getClientAddress() == null
+        ? null : HostPort.parse(p.getClientAddress(), 0);
   }
 }

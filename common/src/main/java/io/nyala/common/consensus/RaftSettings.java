@@ -49,8 +49,10 @@ public final class RaftSettings {
     GrpcConfigKeys.Server.setHost(p, bind.host());
     GrpcConfigKeys.Server.setPort(p, bind.port());
 
-    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(electionMinMs, TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(electionMaxMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p,
+        TimeDuration.valueOf(electionMinMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p,
+        TimeDuration.valueOf(electionMaxMs, TimeUnit.MILLISECONDS));
     // A group's first election need not wait a whole timeout: nothing can be leading yet after
     // a create or a wake from hibernation, and a quick leader makes starts fast. The wait
     // dominates the first write to a cold tablet (docs/dense-nodes.md, "Wake"): at 200-500 ms

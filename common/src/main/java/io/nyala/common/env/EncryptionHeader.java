@@ -55,7 +55,9 @@ public final class EncryptionHeader {
     return h;
   }
 
-  /** The algorithm and per-file key of a file; CORRUPTION naming {@code file} if anything is off. */
+  /**
+   * The algorithm and per-file key of a file; CORRUPTION naming {@code file} if anything is off.
+   */
   public static Parsed parse(String file, byte[] h, int length, KeyMaterial serverKey) {
     if (length < SIZE) {
       throw NyalaException.corruption("encrypted file %s: truncated encryption header (%d bytes, "

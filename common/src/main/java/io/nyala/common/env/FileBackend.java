@@ -51,7 +51,9 @@ final class FileBackend implements AutoCloseable {
     }
   }
 
-  /** Reads up to {@code len} bytes at logical {@code off}; fewer only at end of file, -1 past it. */
+  /**
+   * Reads up to {@code len} bytes at logical {@code off}; fewer only at end of file, -1 past it.
+   */
   int read(long off, byte[] b, int bOff, int len) {
     if (len == 0) {
       return 0;

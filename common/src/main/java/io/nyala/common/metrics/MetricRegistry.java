@@ -11,8 +11,9 @@ import java.util.function.LongSupplier;
 
 /**
  * One server's metrics, rendered in the Prometheus text format. Counters only go up; gauges are
- * read when rendered; histograms count observations in fixed buckets. Every sample carries the server's name as a {@code server} label so that
- * several servers in one JVM (the minicluster) stay apart.
+ * read when rendered; histograms count observations in fixed buckets. Every sample carries the
+ * server's name as a {@code server} label so that several servers in one JVM (the minicluster)
+ * stay apart.
  */
 public final class MetricRegistry {
   /** A monotonically increasing count. */

@@ -2,7 +2,10 @@ package io.nyala.common.row;
 
 import io.nyala.common.NyalaException;
 
-/** The kinds of row operation a Write carries. The IGNORE variants turn the usual error into a no-op. */
+/**
+ * The kinds of row operation a Write carries. The IGNORE variants turn the usual error into a
+ * no-op.
+ */
 public enum RowOpType {
   INSERT(1),
   UPSERT(2),

@@ -1,2 +1,5 @@
-/** Row encodings on the wire: operation batches, result blocks, order-preserving keys, predicates. */
+/**
+ * Row encodings on the wire: operation batches, result blocks, order-preserving keys,
+ * predicates.
+ */
 package io.nyala.common.row;

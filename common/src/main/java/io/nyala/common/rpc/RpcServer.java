@@ -84,7 +84,8 @@ public final class RpcServer implements AutoCloseable {
     this.maxInFlight = threads + queueLength;
     this.rejected = metrics.counter("rpc_requests_rejected_total",
         "RPC calls answered SERVICE_UNAVAILABLE because the server had too many in flight");
-    this.executor = Executors.newFixedThreadPool(threads, LogContext.threadFactory(serverName, "rpc"));
+    this.executor =
+        Executors.newFixedThreadPool(threads, LogContext.threadFactory(serverName, "rpc"));
     this.builder = NettyServerBuilder.forAddress(new InetSocketAddress(bind.host(), bind.port()))
         // gRPC looks a call's method up on the server's executor before it asks the supplier
         // where to run it: the lookup runs on the transport thread (it is a map lookup), so

@@ -8,7 +8,9 @@ package io.nyala.common.security;
  * {@link #clusterKey} throws NOT_SUPPORTED.
  */
 public interface KeyProvider {
-  /** The version new wraps use; versions let a cluster rotate its key while old wraps still open. */
+  /**
+   * The version new wraps use; versions let a cluster rotate its key while old wraps still open.
+   */
   int currentVersion();
 
   /** The cluster key of {@code version}; NOT_FOUND if the provider has no such version. */

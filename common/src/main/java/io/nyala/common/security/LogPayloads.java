@@ -100,7 +100,8 @@ public final class LogPayloads {
       }
     } else if (sealer.term() > term) {
       // A stale term: sealing under it again could repeat a nonce of the old sealer.
-      throw NyalaException.illegalState("tablet %s: cannot seal in term %d, already sealed in term %d",
+      throw NyalaException.illegalState(
+          "tablet %s: cannot seal in term %d, already sealed in term %d",
           owner, term, sealer.term());
     }
     return sealer;
@@ -131,7 +132,8 @@ public final class LogPayloads {
     if (o == null || !o.wrapped().equals(p.key())) {
       KeyMaterial k = provider.unwrapServerKey(p.key(), owner + " payload key");
       // A sealer used only to open (one key per term): its term key is derived once.
-      o = new EnvelopeOpener(p.key(), new WalSealer(owner, k, WalSealer.header(owner, body).term()));
+      o = new EnvelopeOpener(p.key(),
+          new WalSealer(owner, k, WalSealer.header(owner, body).term()));
       envelopeOpener = o;
     }
     return o.opener().open(body);

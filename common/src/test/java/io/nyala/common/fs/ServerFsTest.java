@@ -3,6 +3,8 @@ package io.nyala.common.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.common.security.FileKeyProvider;
@@ -11,8 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import io.nyala.common.NyalaException;
-import io.nyala.common.StatusCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

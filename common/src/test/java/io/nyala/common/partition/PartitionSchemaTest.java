@@ -30,7 +30,8 @@ class PartitionSchemaTest {
     assertThat(parts.get(1).getPartitionKeyStart().size()).isEqualTo(8);
     assertThat(parts.get(11).getPartitionKeyEnd().isEmpty()).isTrue();
     for (int i = 0; i + 1 < parts.size(); i++) {
-      assertThat(parts.get(i).getPartitionKeyEnd()).isEqualTo(parts.get(i + 1).getPartitionKeyStart());
+      assertThat(parts.get(i).getPartitionKeyEnd())
+          .isEqualTo(parts.get(i + 1).getPartitionKeyStart());
     }
     int[] hits = new int[12];
     for (long k = 0; k < 3000; k++) {
@@ -39,7 +40,8 @@ class PartitionSchemaTest {
       for (int i = 0; i < parts.size(); i++) {
         byte[] start = parts.get(i).getPartitionKeyStart().toByteArray();
         byte[] end = parts.get(i).getPartitionKeyEnd().toByteArray();
-        if (KeyEncoder.compare(pk, start) >= 0 && (end.length == 0 || KeyEncoder.compare(pk, end) < 0)) {
+        if (KeyEncoder.compare(pk, start) >= 0
+            && (end.length == 0 || KeyEncoder.compare(pk, end) < 0)) {
           assertThat(found).isEqualTo(-1);
           found = i;
         }

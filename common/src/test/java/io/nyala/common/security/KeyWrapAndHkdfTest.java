@@ -19,7 +19,8 @@ class KeyWrapAndHkdfTest {
     KeyMaterial kek = KeyMaterial.fromHex("000102030405060708090A0B0C0D0E0F");
     KeyMaterial key = KeyMaterial.fromHex("00112233445566778899AABBCCDDEEFF");
     byte[] wrapped = KeyWrap.wrap(kek, key);
-    assertThat(HEX.formatHex(wrapped)).isEqualTo("1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5");
+    assertThat(HEX.formatHex(wrapped))
+        .isEqualTo("1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5");
     assertThat(KeyWrap.unwrap(kek, wrapped, "test key")).isEqualTo(key);
   }
 

@@ -3,11 +3,11 @@ package io.nyala.minicluster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nyala.common.env.Env;
-import io.nyala.common.fs.ServerFs;
-import io.nyala.common.security.FileKeyProvider;
 import io.nyala.common.env.OpenMode;
 import io.nyala.common.env.OpenOptions;
 import io.nyala.common.env.ReadWriteFile;
+import io.nyala.common.fs.ServerFs;
+import io.nyala.common.security.FileKeyProvider;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;

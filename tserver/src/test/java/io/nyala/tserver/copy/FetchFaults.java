@@ -77,7 +77,8 @@ final class FetchFaults implements ServerInterceptor {
     return new ServerCall.Listener<>() {};
   }
 
-  private static final class BadCrc<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
+  private static final class BadCrc<Q, R>
+      extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
     BadCrc(ServerCall<Q, R> call) {
       super(call);
     }

@@ -21,8 +21,8 @@ import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowBlock;
-import io.nyala.common.rpc.RawBytes;
 import io.nyala.common.row.RowOpType;
+import io.nyala.common.rpc.RawBytes;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.TserverFixture;
@@ -66,7 +66,8 @@ class RequestFuzzTest {
   @Test
   void randomAndTruncatedWritesAndScansGetAnErrorOrAValidAnswer() {
     long seed = Long.getLong("nyala.fuzz.seed", new SecureRandom().nextLong());
-    System.out.println("RequestFuzzTest seed " + seed + " (replay: -Dnyala.fuzz.seed=" + seed + ")");
+    System.out.println(
+        "RequestFuzzTest seed " + seed + " (replay: -Dnyala.fuzz.seed=" + seed + ")");
     Random rnd = new Random(seed);
     try (TserverFixture f = new TserverFixture();
          TabletServer server = TserverFixture.start(options())) {

@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import io.nyala.common.proto.ColumnPredicatePB;
 import io.nyala.common.proto.ColumnSchemaPB;
 import io.nyala.common.proto.DataTypePB;
-import io.nyala.common.proto.PredicateOpPB;
 import io.nyala.common.proto.RowOperationsPB;
 import io.nyala.common.proto.SchemaPB;
 import io.nyala.common.proto.ValuePB;

@@ -1,5 +1,8 @@
 package io.nyala.tserver.tablet;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.row.ColumnPredicate;
@@ -18,8 +21,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(30)
 class BlockTabletStoreTest {
@@ -189,7 +190,8 @@ class BlockTabletStoreTest {
     List<Object[]> rows = store.scan(spec, null, 100).rows();
     assertThat(rows).extracting(r -> r[1]).containsExactly(3, 6, 9);
     assertThat(rows.get(0)).containsExactly("r3", 3);
-    assertThat(spec.projection().columns()).extracting(ColumnSchema::name).containsExactly("v", "id");
+    assertThat(spec.projection().columns()).extracting(ColumnSchema::name)
+        .containsExactly("v", "id");
     assertThatThrownBy(() -> TabletScanSpec.of(SCHEMA, List.of("nope"), List.of(), null, null, 1))
         .hasMessageContaining("column 'nope' not found");
   }

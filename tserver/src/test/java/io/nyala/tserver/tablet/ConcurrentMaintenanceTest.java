@@ -101,7 +101,8 @@ class ConcurrentMaintenanceTest {
     } while (p.hasMore());
     assertThat(rows).as("rows at %d in %s", snap, fx.store.describe()).hasSize(KEYS);
     // Every entry writes every key, so each row shows the snapshot's own index.
-    assertThat(rows.stream().map(r -> r[1]).distinct().toList()).as("values at %d in %s", snap, fx.store.describe())
+    assertThat(rows.stream().map(r -> r[1]).distinct().toList())
+        .as("values at %d in %s", snap, fx.store.describe())
         .containsExactly(Long.toString(snap));
   }
 }

@@ -179,7 +179,8 @@ public class RowSetLifecycleTest {
     }
     assertThat(files).isNotEmpty();
     for (Path f : files) {
-      assertThat(TestBytes.indexOf(Files.readAllBytes(f), needle)).as("marker in %s", f).isEqualTo(-1);
+      assertThat(TestBytes.indexOf(Files.readAllBytes(f), needle)).as("marker in %s", f)
+          .isEqualTo(-1);
     }
   }
 

@@ -134,7 +134,8 @@ class ScanAcrossAlterTest {
     fx.apply(V0, inserts(20, 35));
     fx.store.flush();
     fx.apply(V0, List.of(
-        new Op(RowOpType.UPDATE, V0.newPartialRow().addInt("id", 12).addString("a", "a-12-updated")),
+        new Op(RowOpType.UPDATE,
+            V0.newPartialRow().addInt("id", 12).addString("a", "a-12-updated")),
         new Op(RowOpType.DELETE, V0.newPartialRow().addInt("id", 15))));
   }
 

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * One file per block at {@code <dir>/<h1>/<h2>/<id>} (two hex levels from the id's low bits,
  * so no directory grows huge). A block is written to {@code <id>.tmp} and renamed at commit
  * after its fsync, so a crash never leaves a block that looks complete but is not; startup
- * deletes leftover temp files. Appends go straight to the temp file: no block is held in memory. The block map ({@code sizes}) is guarded by {@code this}.
+ * deletes leftover temp files. Appends go straight to the temp file: no block is held in
+ * memory. The block map ({@code sizes}) is guarded by {@code this}.
  *
  * <p>A block is read from the dir it was found in at startup, not from the one its id maps to
  * now, so adding or reordering {@code --fs_data_dirs} loses no block; names this manager did not

@@ -133,7 +133,8 @@ final class Container {
   }
 
   boolean isFull(LbmOptions o) {
-    return metaBroken || nextOffset >= o.maxSize() || (o.maxBlocks() > 0 && created >= o.maxBlocks());
+    return metaBroken || nextOffset >= o.maxSize()
+        || (o.maxBlocks() > 0 && created >= o.maxBlocks());
   }
 
   synchronized void close() {

@@ -154,7 +154,8 @@ final class ContainerLoader {
             (b, off, len, pos) -> apply(c, blocks, b, off, len, pos));
         if (r.tailProblem() != null) {
           long end = r.validEnd();
-          repair(meta + ": " + r.tailProblem() + ": truncated to " + end, () -> truncate(meta, end));
+          repair(meta + ": " + r.tailProblem() + ": truncated to " + end,
+              () -> truncate(meta, end));
         }
       }
     } catch (NyalaException e) {

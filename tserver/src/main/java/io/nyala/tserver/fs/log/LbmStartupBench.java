@@ -27,7 +27,8 @@ public final class LbmStartupBench {
 
   /** Figures of one run. */
   public record Result(Params params, long liveBlocks, long containers, long metadataBytes,
-      long timedMetadataBytes, long holesPunched, double buildSeconds, long[] streamingMs, long[] inMemoryMs) {
+      long timedMetadataBytes, long holesPunched, double buildSeconds, long[] streamingMs,
+      long[] inMemoryMs) {
     public double streamingMedianMs() {
       return median(streamingMs);
     }

@@ -164,7 +164,8 @@ public final class LogBlockManager implements BlockManager {
     long ts = System.currentTimeMillis() * 1000;
     synchronized (this) {
       for (Map.Entry<Container, List<Creation.Block>> e : byContainer.entrySet()) {
-        byte[] buf = new byte[e.getValue().size() * (RecordFormat.FRAME + RecordFormat.CREATE_SIZE)];
+        byte[] buf =
+            new byte[e.getValue().size() * (RecordFormat.FRAME + RecordFormat.CREATE_SIZE)];
         int pos = 0;
         for (Creation.Block b : e.getValue()) {
           pos = RecordFormat.putCreate(buf, pos, b.id().value(), b.offset, b.length, ts);

@@ -43,7 +43,8 @@ class PreallocationTest {
     }
     try (LogBlockManager bm = LogBlockManager.open(opts)) {
       assertThat(bm.startupReport().clean()).isTrue();
-      assertThat(bm.openBlock(ids.get(0)).readAll()).isEqualTo(LbmFixture.content(ids.get(0), 1000));
+      assertThat(bm.openBlock(ids.get(0)).readAll())
+          .isEqualTo(LbmFixture.content(ids.get(0), 1000));
       List<BlockId> more = LbmFixture.create(bm, 3, 5000);
       for (BlockId id : more) {
         assertThat(bm.openBlock(id).readAll()).isEqualTo(LbmFixture.content(id, 5000));

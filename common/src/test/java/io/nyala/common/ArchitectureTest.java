@@ -1,0 +1,74 @@
+package io.nyala.common;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The rules the common module's package-info files state, checked on its main classes
+ * (docs/conventions.md, "Architecture tests").
+ */
+@Timeout(60)
+class ArchitectureTest {
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.nyala.common");
+  }
+
+  @Test
+  void commonDependsOnNoOtherModule() {
+    noClasses().that().resideInAPackage("io.nyala.common..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.nyala.master..", "io.nyala.tserver..", "io.nyala.client..",
+            "io.nyala.minicluster..", "io.nyala.docker..")
+        .because("common/package-info.java: common is the shared foundation every module "
+            + "builds on (docs/architecture.md, \"Modules\")")
+        .check(classes);
+  }
+
+  @Test
+  void envKnowsNothingOfServerDirectoriesOrRaft() {
+    noClasses().that().resideInAPackage("io.nyala.common.env..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.nyala.common.fs..", "io.nyala.common.consensus..", "io.nyala.common.server..",
+            "org.apache.ratis..")
+        .because("common/env/package-info.java: env is the only door to the disk and knows "
+            + "nothing of blocks, tablets or WALs")
+        .check(classes);
+  }
+
+  @Test
+  void consensusOwnsNoStateMachine() {
+    noClasses().that().resideInAPackage("io.nyala.common.consensus..")
+        .should().beAssignableTo("org.apache.ratis.statemachine.StateMachine")
+        .because("common/consensus/package-info.java: owns no state machine; those live "
+            + "with their server")
+        .check(classes);
+  }
+
+  @Test
+  void clientFacingPackagesStayOffTheServerSide() {
+    noClasses().that().resideInAnyPackage(
+            "io.nyala.common.schema..", "io.nyala.common.row..", "io.nyala.common.partition..")
+        .should().dependOnClassesThat(resideInAPackage("io.nyala.common..").and(not(
+            resideInAnyPackage("io.nyala.common", "io.nyala.common.schema..",
+                "io.nyala.common.row..", "io.nyala.common.partition..",
+                "io.nyala.common.proto.."))))
+        .orShould().dependOnClassesThat().resideInAnyPackage("org.apache.ratis..", "io.grpc..")
+        .because("common/schema/package-info.java: schemas and rows are shared by client "
+            + "and servers, so they must not pull server code into the client")
+        .check(classes);
+  }
+}
