@@ -15,7 +15,8 @@ public class TserverOptions extends ServerOptions {
   public boolean help;
 
   @Option(names = "--heartbeat_interval_ms", defaultValue = "1000",
-      description = "Interval between heartbeats to the leader master (ms). Default: ${DEFAULT-VALUE}.")
+      description = "Interval between heartbeats to the leader master (ms). "
+          + "Default: ${DEFAULT-VALUE}.")
   public long heartbeatIntervalMs = 1000;
 
   @Option(names = "--scanner_ttl_ms", defaultValue = "60000",

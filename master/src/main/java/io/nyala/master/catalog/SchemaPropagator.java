@@ -113,12 +113,13 @@ final class SchemaPropagator {
         .setNewTableName(table.getName())
         .build();
     TSAdminClient.followingLeaderHint(HostPort.fromPb(peer.getRpcAddress()),
-        addr -> admin.alterSchema(addr, req)).whenComplete((v, t) -> {
-      if (t != null) {
-        LOG.info("AlterSchema of tablet {} (table '{}', schema version {}) on tablet server {} "
-            + "failed (will retry): {}", id, table.getName(), table.getSchema().getVersion(),
-            target, t.getMessage());
-      }
-    });
+            addr -> admin.alterSchema(addr, req))
+        .whenComplete((v, t) -> {
+          if (t != null) {
+            LOG.info("AlterSchema of tablet {} (table '{}', schema version {}) on tablet server "
+                + "{} failed (will retry): {}", id, table.getName(),
+                table.getSchema().getVersion(), target, t.getMessage());
+          }
+        });
   }
 }

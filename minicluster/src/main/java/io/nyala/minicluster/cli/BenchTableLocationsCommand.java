@@ -19,9 +19,10 @@ import picocli.CommandLine.Option;
 
 /** {@code nyala bench table-locations}: GetTableLocations throughput, cache off and on. */
 @Command(name = "table-locations", mixinStandardHelpOptions = true,
-    description = {"Starts 1 master + 3 tablet servers in this JVM, creates a table, then has "
-        + "threads call GetTableLocations (max 1000 locations, interned tserver infos) directly "
-        + "on the master (call) or over gRPC, one channel per thread (rpc).",
+    description = {
+        "Starts 1 master + 3 tablet servers in this JVM, creates a table, then has "
+            + "threads call GetTableLocations (max 1000 locations, interned tserver infos) "
+            + "directly on the master (call) or over gRPC, one channel per thread (rpc).",
         "Prints req/s, and for rpc the latency percentiles in microseconds."})
 final class BenchTableLocationsCommand implements Callable<Integer> {
   @Option(names = "--tablets", defaultValue = "60") int tablets;

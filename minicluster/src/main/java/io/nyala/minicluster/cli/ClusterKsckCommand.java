@@ -38,9 +38,10 @@ import picocli.CommandLine.Option;
  * (docs/data-safety.md, "Damage is contained").
  */
 @Command(name = "ksck", mixinStandardHelpOptions = true,
-    description = {"Checks every tablet's replicas as their tablet servers report them; "
-        + "exit 1 if any tablet is not healthy (a replica FAILED, missing or unreachable, too "
-        + "few replicas, or no leader)."})
+    description = {
+        "Checks every tablet's replicas as their tablet servers report them; "
+            + "exit 1 if any tablet is not healthy (a replica FAILED, missing or unreachable, too "
+            + "few replicas, or no leader)."})
 final class ClusterKsckCommand implements Callable<Integer> {
   /** {@code nyala cluster ...}: cluster-wide checks. */
   @Command(name = "cluster", mixinStandardHelpOptions = true,

@@ -17,8 +17,8 @@ import io.nyala.common.rpc.Channels;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -31,8 +31,9 @@ final class ClusterListCommands {
 
   /** Asks each master itself, so an unreachable one shows as such rather than vanishing. */
   @Command(name = "list", mixinStandardHelpOptions = true,
-      description = {"Lists the masters: uuid, role (LEADER, FOLLOWER or UNREACHABLE) and RPC, "
-          + "Raft and HTTP addresses, asking each master of --masters."})
+      description = {
+          "Lists the masters: uuid, role (LEADER, FOLLOWER or UNREACHABLE) and RPC, "
+              + "Raft and HTTP addresses, asking each master of --masters."})
   static final class MasterListCommand implements Callable<Integer> {
     @Mixin MastersOption masters;
 
@@ -82,9 +83,10 @@ final class ClusterListCommands {
 
   /** Asks the leader master (found as a client finds it) for its view of the tablet servers. */
   @Command(name = "list", mixinStandardHelpOptions = true,
-      description = {"Lists the tablet servers as the leader master sees them: uuid, addresses, "
-          + "live or dead with the seconds since the last heartbeat, tablets reported, "
-          + "replicas placed, and of those reported how many are awake and hibernated."})
+      description = {
+          "Lists the tablet servers as the leader master sees them: uuid, addresses, "
+              + "live or dead with the seconds since the last heartbeat, tablets reported, "
+              + "replicas placed, and of those reported how many are awake and hibernated."})
   static final class TserverListCommand implements Callable<Integer> {
     private static final String TS_ROW =
         "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s%n";

@@ -32,10 +32,11 @@ import picocli.CommandLine.Option;
  * hibernates (docs/dense-nodes.md); the footprint of each server is read from {@code /proc}.
  */
 @Command(name = "dense-node", mixinStandardHelpOptions = true,
-    description = {"Starts 1 master + --tservers tablet servers as processes (RF 1 with one, "
-        + "RF 3 with three), creates tables of --buckets-per-table tablets until each tserver "
-        + "holds --replicas-per-tserver replicas, writes rows to every tablet, lets all but "
-        + "the --hot-fraction hibernate and keeps that fraction under a write load.",
+    description = {
+        "Starts 1 master + --tservers tablet servers as processes (RF 1 with one, "
+            + "RF 3 with three), creates tables of --buckets-per-table tablets until each tserver "
+            + "holds --replicas-per-tserver replicas, writes rows to every tablet, lets all but "
+            + "the --hot-fraction hibernate and keeps that fraction under a write load.",
         "Prints per tserver threads, RSS, heap, open fds and CPU (under load, then all cold), "
             + "the time a full tserver restart takes until all replicas are reported and "
             + "every table answers a scan, and the latency of first writes to cold tablets, "
@@ -52,13 +53,14 @@ final class DenseNodeCommand implements Callable<Integer> {
   @Option(names = "--hibernate-after-ms", defaultValue = "10000",
       description = "--tablet_hibernate_after_ms of the tablet servers.") long hibernateAfterMs;
   @Option(names = "--retry-cache-expiry-ms", defaultValue = "0",
-      description = {"Ratis' retry cache expiry on the tablet servers (0 = Ratis' default, "
-          + "60 s). A replica written to within this window stays awake, since the cache that "
-          + "makes a client's retry exactly-once does not survive hibernation: with the "
-          + "default, written tablets go cold 60 s after their last write, whatever "
-          + "--hibernate-after-ms says.", "The bench's client then gives a write at most "
-          + "this long (30 s otherwise), retries included: a retry arriving after the window "
-          + "would be applied again."}) long retryCacheExpiryMs;
+      description = {
+          "Ratis' retry cache expiry on the tablet servers (0 = Ratis' default, "
+              + "60 s). A replica written to within this window stays awake, since the cache that "
+              + "makes a client's retry exactly-once does not survive hibernation: with the "
+              + "default, written tablets go cold 60 s after their last write, whatever "
+              + "--hibernate-after-ms says.", "The bench's client then gives a write at most "
+              + "this long (30 s otherwise), retries included: a retry arriving after the window "
+              + "would be applied again."}) long retryCacheExpiryMs;
   @Option(names = "--load-seconds", defaultValue = "20",
       description = "How long the hot tables are loaded before the figures are read.")
   long loadSeconds;

@@ -16,9 +16,10 @@ import picocli.CommandLine.Option;
  * start refuses dirs without instance file (see docs/data-safety.md, "File systems").
  */
 @Command(name = "update_dirs", mixinStandardHelpOptions = true,
-    description = {"Adds data dirs to a stopped server (master or tablet server): formats each "
-        + "listed dir that holds no instance file yet with the server's instance, read from its"
-        + " WAL dir. Give the server's --fs_wal_dir and all its --fs_data_dirs, old and new.",
+    description = {
+        "Adds data dirs to a stopped server (master or tablet server): formats each "
+            + "listed dir that holds no instance file yet with the server's instance, read from its"
+            + " WAL dir. Give the server's --fs_wal_dir and all its --fs_data_dirs, old and new.",
         "Refuses while the server runs (its dirs are locked), a new dir that already holds "
             + "files, and a WAL dir without instance file (its metadata is lost: it cannot be "
             + "re-added). Existing blocks stay in their dirs; new blocks use every dir."})

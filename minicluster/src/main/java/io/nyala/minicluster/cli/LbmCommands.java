@@ -23,8 +23,9 @@ final class LbmCommands {
 
   /** {@code nyala bench lbm-startup}. */
   @Command(name = "lbm-startup", mixinStandardHelpOptions = true,
-      description = {"Builds a log block manager layout (1-byte blocks, shuffled per-batch "
-          + "deletions), then times reopens with streaming and with in-memory metadata replay.",
+      description = {
+          "Builds a log block manager layout (1-byte blocks, shuffled per-batch "
+              + "deletions), then times reopens with streaming and with in-memory metadata replay.",
           "Prints the median of each mode and the speedup."})
   static final class BenchLbmStartupCommand implements Callable<Integer> {
     @Option(names = "--batches", defaultValue = "500") int batches;

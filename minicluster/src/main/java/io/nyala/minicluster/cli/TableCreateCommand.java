@@ -32,11 +32,12 @@ import picocli.CommandLine.Parameters;
  * schema spec and waits until its tablets exist.
  */
 @Command(name = "create", mixinStandardHelpOptions = true, showDefaultValues = true,
-    description = {"Creates a table, hash-partitioned over its key columns, and waits until its "
-        + "tablets exist.",
+    description = {
+        "Creates a table, hash-partitioned over its key columns, and waits until its "
+            + "tablets exist.",
         "Schema spec: comma-separated columns, each 'name:type' followed by the flags 'key' "
-        + "(a primary key column; key columns come first, in the order given) and 'null' "
-        + "(nullable; columns are NOT NULL otherwise), e.g.",
+            + "(a primary key column; key columns come first, in the order given) and 'null' "
+            + "(nullable; columns are NOT NULL otherwise), e.g.",
         "  --schema 'id:int64 key, name:string, score:double null'"})
 final class TableCreateCommand implements Callable<Integer> {
   private static final String SCHEMA = "--schema";

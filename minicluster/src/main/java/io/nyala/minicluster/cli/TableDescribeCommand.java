@@ -36,9 +36,10 @@ import picocli.CommandLine.Parameters;
  * same view {@code cluster ksck} starts from).
  */
 @Command(name = "describe", mixinStandardHelpOptions = true, showDefaultValues = true,
-    description = {"Shows a table's columns (type, key, nullable, default), its hash "
-        + "partitioning and each tablet's partition and replicas: role (LEADER or FOLLOWER, "
-        + "as the master last heard), tablet server name, RPC address and uuid."})
+    description = {
+        "Shows a table's columns (type, key, nullable, default), its hash "
+            + "partitioning and each tablet's partition and replicas: role (LEADER or FOLLOWER, "
+            + "as the master last heard), tablet server name, RPC address and uuid."})
 final class TableDescribeCommand implements Callable<Integer> {
   @Mixin MastersOption masters;
 

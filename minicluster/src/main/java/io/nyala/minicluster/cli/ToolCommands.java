@@ -8,10 +8,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /** Offline tools on a server's files ({@code pbc}, {@code fs}) and {@code bench}. */
 final class ToolCommands {

@@ -4,8 +4,8 @@ import io.nyala.tserver.bench.DeleteTabletBench;
 import io.nyala.tserver.bench.WalAppendBench;
 import io.nyala.tserver.bench.WritePathAllocBench;
 import io.nyala.tserver.replica.DeleteTimings;
-import java.util.List;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,8 +24,9 @@ final class TserverBenchCommands {
 
   /** {@code nyala bench wal-append}. */
   @Command(name = "wal-append", mixinStandardHelpOptions = true,
-      description = {"Kudu's mt-log-test through Raft: writers append write batches to one RF-1"
-          + " tablet through its local RaftServer, each keeping --inflight requests in flight.",
+      description = {
+          "Kudu's mt-log-test through Raft: writers append write batches to one RF-1"
+              + " tablet through its local RaftServer, each keeping --inflight requests in flight.",
           "Without --fsync the Ratis log runs with unsafe flush (no fsync)."})
   static final class WalAppendCommand implements Callable<Integer> {
     @Option(names = "--writers", defaultValue = "1") int writers;
@@ -78,8 +79,9 @@ final class TserverBenchCommands {
 
   /** {@code nyala bench write-path}. */
   @Command(name = "write-path", mixinStandardHelpOptions = true,
-      description = {"Writes --ops row operations through a real tablet server's write path "
-          + "(Write RPC over loopback gRPC, Raft log write, apply) to one RF-1 tablet.",
+      description = {
+          "Writes --ops row operations through a real tablet server's write path "
+              + "(Write RPC over loopback gRPC, Raft log write, apply) to one RF-1 tablet.",
           "With --alloc: bytes allocated per applied op (all JVM threads, and the calling "
               + "thread alone) and each copy of the row bytes from RPC receipt to the log "
               + "write."})
@@ -124,9 +126,10 @@ final class TserverBenchCommands {
 
   /** {@code nyala bench delete-tablet}. */
   @Command(name = "delete-tablet", mixinStandardHelpOptions = true,
-      description = {"Writes one row and flushes an RF-1 tablet --flushes times, then times its "
-          + "DeleteTablet (remove the Raft group, destroy blocks, delete superblock, metadata "
-          + "and WAL), step by step.",
+      description = {
+          "Writes one row and flushes an RF-1 tablet --flushes times, then times its "
+              + "DeleteTablet (remove the Raft group, destroy blocks, delete superblock, metadata "
+              + "and WAL), step by step.",
           "Background maintenance is off (every flush stays a layer); a warm-up server in the "
               + "same JVM deletes a 1-layer tablet first."})
   static final class DeleteTabletCommand implements Callable<Integer> {

@@ -23,7 +23,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 /**
  * How long DeleteTablet takes for a tablet with many on-disk layers: one RF-1 tablet gets
  * {@code flushes} times one row written and its store flushed, then is deleted through
- * {@link io.nyala.tserver.TabletManager#deleteTablet} (the admin path: mark DELETING, remove the
+ * {@link TabletManager#deleteTablet} (the admin path: mark DELETING, remove the
  * Raft group, destroy the blocks and superblock, delete metadata and WAL directory), timed step
  * by step. Background maintenance is off, so no compaction merges the layers: every run deletes
  * the same {@code flushes} layers (as Kudu's benchmark accumulates rowsets). A warm-up server in

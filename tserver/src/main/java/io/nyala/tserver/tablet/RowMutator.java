@@ -44,8 +44,9 @@ public final class RowMutator {
             w.name(), c.type(), w.type());
       }
       if (c.key() != w.key()) {
-        throw NyalaException.invalidArgument("column '%s' is %s in the tablet but %s in the request",
-            w.name(), keyness(c.key()), keyness(w.key()));
+        throw NyalaException.invalidArgument(
+            "column '%s' is %s in the tablet but %s in the request", w.name(),
+            keyness(c.key()), keyness(w.key()));
       }
       map[i] = t;
     }

@@ -2,8 +2,8 @@ package io.nyala.tserver.consensus;
 
 import io.nyala.common.NyalaException;
 import io.nyala.tserver.tablet.HistoryRetention;
-import io.nyala.tserver.tablet.image.TabletImage;
 import io.nyala.tserver.tablet.TabletStore;
+import io.nyala.tserver.tablet.image.TabletImage;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.server.protocol.TermIndex;

@@ -25,9 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one compaction a {@link CompactionPolicy} picked, for {@link StoreMaintenance} (which
  * holds its one-operation-at-a-time lock meanwhile): merge the chosen on-disk layers into one new
- * layer (its own creation transaction), swap it in ({@link StoreState#swapRowsets}), write the superblock,
- * then release the layers it replaced. Other rowsets are not touched; in-memory layers of the
- * inputs stay on top of the result, so writes go on meanwhile. It never moves the durable index.
+ * layer (its own creation transaction), swap it in ({@link StoreState#swapRowsets}), write the
+ * superblock, then release the layers it replaced. Other rowsets are not touched; in-memory
+ * layers of the inputs stay on top of the result, so writes go on meanwhile. It never moves the
+ * durable index.
  */
 final class StoreCompaction {
   private static final Logger LOG = LoggerFactory.getLogger(StoreCompaction.class);
