@@ -29,7 +29,7 @@ class TableLocationsCacheTest extends LocationsTestBase {
     assertThat(metric("inserts")).isEqualTo(inserts);
     assertThat(metric("lookups")).isEqualTo(metric("hits") + metric("misses"));
     assertThat(m.master.metrics().renderPrometheus())
-        .contains("table_locations_cache_memory_usage");
+        .contains("table_locations_cache_memory_usage_bytes");
   }
 
   @Test

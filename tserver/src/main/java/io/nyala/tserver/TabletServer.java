@@ -320,26 +320,26 @@ public class TabletServer extends ServerBase {
   }
 
   private void registerGauges() {
-    metrics.gauge("tablets_total", "Tablet replicas hosted", () -> tabletManager.count());
+    metrics.gauge("tablets", "Tablet replicas hosted", () -> tabletManager.count());
     for (ReplicaState st : ReplicaState.values()) {
       metrics.gauge("tablet_replicas", "Tablet replicas hosted, by lifecycle state "
           + "(docs/dense-nodes.md)", Map.of("state", st.name().toLowerCase(Locale.ROOT)),
           () -> tabletManager.replicas().stream().filter(r -> r.state() == st).count());
     }
-    metrics.gauge("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
+    metrics.counterFrom("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
         () -> hibernator.hibernations());
-    metrics.gauge("tablet_wakes_total", "Hibernated replicas woken here",
+    metrics.counterFrom("tablet_wakes_total", "Hibernated replicas woken here",
         () -> hibernator.wakes());
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
         tabletManager.replicas().stream().filter(this::isLeader).count());
     metrics.gauge("scanners_active", "Open scanners", () -> scanners.activeCount());
     metrics.gauge("tablet_copy_sessions_active", "Tablet copy sessions served by this server",
         () -> copySessions.activeCount());
-    metrics.gauge("tablet_flushes_total", "Tablet flushes by the maintenance thread",
+    metrics.counterFrom("tablet_flushes_total", "Tablet flushes by the maintenance thread",
         () -> storeMaintenance.flushes());
-    metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
-        () -> storeMaintenance.flushMillis());
-    metrics.gauge("tablet_maintenance_failures_total",
+    metrics.doubleCounterFrom("tablet_flush_seconds_total", "Time spent in those flushes",
+        () -> storeMaintenance.flushMillis() / 1000.0);
+    metrics.counterFrom("tablet_maintenance_failures_total",
         "Flushes and compactions of open tablets that failed (each is logged)",
         () -> storeMaintenance.failures());
     metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
@@ -349,7 +349,7 @@ public class TabletServer extends ServerBase {
         "Blocks no superblock listed that this start did not delete because deleting them "
             + "looked unsafe (see the log and docs/data-safety.md)",
         () -> tabletManager.orphanBlocksKeptAtStart());
-    metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
+    metrics.counterFrom("tablet_compactions_total", "Tablet compactions by the maintenance thread",
         () -> storeMaintenance.compactions());
     registerCompactionGauges(storeMaintenance.compactionStats());
     metrics.gauge("tablet_memory_bytes", "In-memory row data of all tablets (unflushed)",
@@ -362,24 +362,24 @@ public class TabletServer extends ServerBase {
         () -> blockManager.metrics().containers());
     metrics.gauge("block_manager_full_containers", "Containers that take no more blocks",
         () -> blockManager.metrics().fullContainers());
-    metrics.gauge("block_manager_holes_punched_total", "Deleted block ranges really punched",
+    metrics.counterFrom("block_manager_holes_punched_total", "Deleted block ranges really punched",
         () -> blockManager.metrics().holesPunched());
-    metrics.gauge("block_manager_dead_containers_deleted_total",
+    metrics.counterFrom("block_manager_dead_containers_deleted_total",
         "Containers deleted because no live block was left in them",
         () -> blockManager.metrics().deadContainersDeleted());
   }
 
   private void registerCompactionGauges(CompactionStats stats) {
     for (CompactionResult.Kind k : CompactionResult.Kind.values()) {
-      metrics.gauge("tablet_compactions_by_kind_total", "Tablet compactions by kind",
+      metrics.counterFrom("tablet_compactions_by_kind_total", "Tablet compactions by kind",
           Map.of("kind", k.name().toLowerCase(Locale.ROOT)), () -> stats.count(k));
     }
     for (CompactionStats.Figure f : CompactionStats.Figure.values()) {
       String name = "tablet_compaction_" + f.name().toLowerCase(Locale.ROOT) + "_total";
       String help = "Tablet compactions' " + f.name().toLowerCase(Locale.ROOT)
           + " read (side=in) and written (side=out)";
-      metrics.gauge(name, help, Map.of("side", "in"), () -> stats.in(f));
-      metrics.gauge(name, help, Map.of("side", "out"), () -> stats.out(f));
+      metrics.counterFrom(name, help, Map.of("side", "in"), () -> stats.in(f));
+      metrics.counterFrom(name, help, Map.of("side", "out"), () -> stats.out(f));
     }
   }
 

@@ -22,7 +22,6 @@ import io.nyala.common.web.WebServer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
@@ -104,8 +103,8 @@ public abstract class ServerBase implements AutoCloseable {
     }
     LogContext.registerAlias(fs.uuid(), name);
     metrics = new MetricRegistry(name);
-    metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
-        () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+    metrics.doubleGauge("server_uptime_seconds", "Seconds since the server started",
+        () -> (System.nanoTime() - startNanos) / 1e9);
     ProcessMetrics.register(metrics);
   }
 
