@@ -11,6 +11,7 @@ import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.metrics.ProcessMetrics;
+import io.nyala.common.metrics.ratis.RatisMetricSource;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.row.Redactor;
 import io.nyala.common.rpc.Channels;
@@ -106,6 +107,7 @@ public abstract class ServerBase implements AutoCloseable {
     metrics.doubleGauge("server_uptime_seconds", "Seconds since the server started",
         () -> (System.nanoTime() - startNanos) / 1e9);
     ProcessMetrics.register(metrics);
+    metrics.addSource(new RatisMetricSource(RaftIds.peerId(fs.uuid()).toString()));
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */
