@@ -130,7 +130,7 @@ public final class RatisMetricSource implements MetricSource {
     MetricRegistryInfo info = o.registry().getMetricRegistryInfo();
     o.registry().getDropWizardMetricRegistry().getMetrics().forEach((name, metric) -> {
       RatisMetricNames.Mapped m = RatisMetricNames.map(info.getApplicationName(),
-          info.getMetricsComponentName(), name);
+          info.getMetricsComponentName(), info.getPrefix(), name);
       Map<String, String> labels = new HashMap<>();
       if (o.group() != null) {
         labels.put("group", o.group());
@@ -138,9 +138,8 @@ public final class RatisMetricSource implements MetricSource {
       if (m.peer() != null) {
         labels.put("peer", m.peer());
       }
-      String help = "Ratis " + info.getMetricsComponentName() + " metric " + name.replace(
-          m.peer() == null ? "\u0000" : m.peer(), "<peer>") + " ("
-          + info.getMetricsDescription() + ")";
+      String help = "Ratis' " + info.getMetricsComponentName() + " metric "
+          + m.ratisName() + " (" + info.getMetricsDescription() + ")";
       addMetric(families, m.base(), help, labels, metric);
     });
   }
