@@ -326,8 +326,8 @@ public class TabletServer extends ServerBase {
           + "(docs/dense-nodes.md)", Map.of("state", st.name().toLowerCase(Locale.ROOT)),
           () -> tabletManager.replicas().stream().filter(r -> r.state() == st).count());
     }
-    metrics.counterFrom("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
-        () -> hibernator.hibernations());
+    metrics.counterFrom("tablet_hibernations_total",
+        "Replicas hibernated here (their group closed)", () -> hibernator.hibernations());
     metrics.counterFrom("tablet_wakes_total", "Hibernated replicas woken here",
         () -> hibernator.wakes());
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
