@@ -116,7 +116,8 @@ class TableLocationsCacheTest extends LocationsTestBase {
     }
     TableLocationsCache cache = m.master.locationsCache();
     cache.cleanUp();
-    assertThat(metric("memory_usage")).isPositive().isLessThanOrEqualTo(1L << 20);
+    assertThat(m.master.metrics().value("table_locations_cache_memory_usage_bytes"))
+        .isPositive().isLessThanOrEqualTo(1L << 20);
     assertThat(metric("evictions")).isPositive();
     assertThat(metric("inserts")).isEqualTo(4000);
   }
