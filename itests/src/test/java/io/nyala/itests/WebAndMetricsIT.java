@@ -49,9 +49,9 @@ class WebAndMetricsIT {
         assertThat(m.body()).as(s.name() + " metrics")
             .contains("# TYPE rpc_requests_total counter")
             .contains("rpc_requests_total{server=\"" + s.name() + "\"")
-            .contains("tablets_total{server=\"" + s.name() + "\"}");
+            .contains("tablets{server=\"" + s.name() + "\"}");
         if (s.role() == ServerRole.TABLET_SERVER) {
-          assertThat(m.body()).contains("tablets_total{server=\"" + s.name() + "\"} 2")
+          assertThat(m.body()).contains("tablets{server=\"" + s.name() + "\"} 2")
               .contains("method=\"Write\"").contains("method=\"Scan\"");
         } else {
           assertThat(m.body()).contains("method=\"CreateTable\"");

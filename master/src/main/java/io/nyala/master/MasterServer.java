@@ -155,13 +155,13 @@ public class MasterServer extends ServerBase {
   }
 
   private void registerMetrics(MetricRegistry m) {
-    m.gauge("tables_total", "Tables in the catalog",
+    m.gauge("tables", "Tables in the catalog",
         () -> sysCatalog.read(s -> s.tables().size()));
-    m.gauge("tablets_total", "Tablets in the catalog",
+    m.gauge("tablets", "Tablets in the catalog",
         () -> sysCatalog.read(s -> s.tablets().size()));
     m.gauge("tservers_live", "Tablet servers heard from within the unresponsive timeout",
         () -> tsManager.live().size());
-    m.gauge("tservers_total", "Registered tablet servers", () -> tsManager.all().size());
+    m.gauge("tservers", "Registered tablet servers", () -> tsManager.all().size());
     m.gauge("catalog_unknown_tablet_replicas", "Reported replicas of tablets this catalog does "
         + "not know, left alone (docs/data-safety.md)",
         () -> catalogManager.unknownReplicas().size());

@@ -76,8 +76,9 @@ abstract class LocationsTestBase {
         .map(r -> r.getTsInfo().getUuid()).findFirst().orElse("");
   }
 
+  /** A locations cache counter by its short name ({@code hits}, {@code misses}, ...). */
   long metric(String name) {
-    return m.master.metrics().value("table_locations_cache_" + name);
+    return m.master.metrics().value("table_locations_cache_" + name + "_total");
   }
 
   /** Writes a new version of a tablet straight to the catalog (a replica change). */

@@ -27,7 +27,7 @@ class TableLocationsCacheTest extends LocationsTestBase {
     assertThat(metric("inserts")).isEqualTo(inserts);
     assertThat(metric("lookups")).isEqualTo(metric("hits") + metric("misses"));
     assertThat(m.master.metrics().renderPrometheus())
-        .contains("table_locations_cache_memory_usage");
+        .contains("table_locations_cache_memory_usage_bytes");
   }
 
   @Test
@@ -114,7 +114,8 @@ class TableLocationsCacheTest extends LocationsTestBase {
     }
     TableLocationsCache cache = m.master.locationsCache();
     cache.cleanUp();
-    assertThat(metric("memory_usage")).isPositive().isLessThanOrEqualTo(1L << 20);
+    assertThat(m.master.metrics().value("table_locations_cache_memory_usage_bytes"))
+        .isPositive().isLessThanOrEqualTo(1L << 20);
     assertThat(metric("evictions")).isPositive();
     assertThat(metric("inserts")).isEqualTo(4000);
   }

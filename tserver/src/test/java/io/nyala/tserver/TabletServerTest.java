@@ -76,7 +76,7 @@ class TabletServerTest {
         .containsExactlyElementsOf(IntStream.range(0, 1000).boxed().toList());
     assertThat(rows.get(7)[1]).isEqualTo("value-7");
     assertThat(ts.metrics().value("rows_written_total")).isEqualTo(1000);
-    assertThat(ts.metrics().value("tablets_total")).isEqualTo(1);
+    assertThat(ts.metrics().value("tablets")).isEqualTo(1);
     assertThat(ts.metrics().value("tablets_leader")).isEqualTo(1);
     assertThat(ts.metrics().value("scanners_active")).isZero();
     assertThat(fx.data(ts).listTablets(ListTabletsRequestPB.getDefaultInstance())
@@ -237,7 +237,7 @@ class TabletServerTest {
         .doesNotExist();
     assertThat(dir.resolve("raft").resolve(RaftIds.groupId(other).getUuid().toString()))
         .exists();
-    assertThat(ts.metrics().value("tablets_total", Map.of())).isEqualTo(1);
+    assertThat(ts.metrics().value("tablets", Map.of())).isEqualTo(1);
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.metrics.ProcessMetrics;
+import io.nyala.common.metrics.ratis.RatisMetricSource;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.row.Redactor;
 import io.nyala.common.rpc.Channels;
@@ -22,7 +23,6 @@ import io.nyala.common.web.WebServer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
@@ -104,9 +104,10 @@ public abstract class ServerBase implements AutoCloseable {
     }
     LogContext.registerAlias(fs.uuid(), name);
     metrics = new MetricRegistry(name);
-    metrics.gauge("server_uptime_millis", "Milliseconds since the server started",
-        () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+    metrics.doubleGauge("server_uptime_seconds", "Seconds since the server started",
+        () -> (System.nanoTime() - startNanos) / 1e9);
     ProcessMetrics.register(metrics);
+    metrics.addSource(new RatisMetricSource(RaftIds.peerId(fs.uuid()).toString()));
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */

@@ -58,15 +58,15 @@ public final class TableLocationsCache {
     this.lookup = lookup;
     this.versions = versions;
     this.capacityBytes = capacityMb << 20;
-    this.hits = metrics.counter("table_locations_cache_hits",
+    this.hits = metrics.counter("table_locations_cache_hits_total",
         "GetTableLocations answered from the cache");
-    this.misses = metrics.counter("table_locations_cache_misses",
+    this.misses = metrics.counter("table_locations_cache_misses_total",
         "GetTableLocations computed from the catalog");
-    this.lookups = metrics.counter("table_locations_cache_lookups",
+    this.lookups = metrics.counter("table_locations_cache_lookups_total",
         "Valid GetTableLocations requests");
-    this.inserts = metrics.counter("table_locations_cache_inserts",
+    this.inserts = metrics.counter("table_locations_cache_inserts_total",
         "Responses added to the table locations cache");
-    this.evictions = metrics.counter("table_locations_cache_evictions",
+    this.evictions = metrics.counter("table_locations_cache_evictions_total",
         "Responses evicted from the table locations cache to respect its capacity");
     this.cache = Caffeine.newBuilder()
         .maximumWeight(Math.max(1, capacityBytes))
@@ -79,7 +79,7 @@ public final class TableLocationsCache {
         // Maintenance on the calling thread: no pool threads, and cleanUp() settles it all.
         .executor(Runnable::run)
         .build();
-    metrics.gauge("table_locations_cache_memory_usage",
+    metrics.gauge("table_locations_cache_memory_usage_bytes",
         "Estimated bytes held by the table locations cache", this::memoryUsage);
   }
 

@@ -42,7 +42,7 @@ public final class ServerGauges {
       MaintenanceScheduler maintenance, Supplier<Collection<BlockTabletStore>> openStores,
       Supplier<BlockManager> blockManager) {}
 
-  /** Registers every gauge of the server in {@code metrics}. */
+  /** Registers every gauge and every counter kept elsewhere of the server in {@code metrics}. */
   public static void register(MetricRegistry metrics, Sources s) {
     registerReplicas(metrics, s);
     registerMaintenance(metrics, s);
@@ -51,15 +51,15 @@ public final class ServerGauges {
 
   private static void registerReplicas(MetricRegistry metrics, Sources s) {
     TabletManager tablets = s.tablets();
-    metrics.gauge("tablets_total", "Tablet replicas hosted", () -> tablets.count());
+    metrics.gauge("tablets", "Tablet replicas hosted", () -> tablets.count());
     for (ReplicaState st : ReplicaState.values()) {
       metrics.gauge("tablet_replicas", "Tablet replicas hosted, by lifecycle state "
           + "(docs/dense-nodes.md)", Map.of("state", st.name().toLowerCase(Locale.ROOT)),
           () -> tablets.replicas().stream().filter(r -> r.state() == st).count());
     }
-    metrics.gauge("tablet_hibernations_total", "Replicas hibernated here (their group closed)",
-        () -> s.hibernator().hibernations());
-    metrics.gauge("tablet_wakes_total", "Hibernated replicas woken here",
+    metrics.counterFrom("tablet_hibernations_total",
+        "Replicas hibernated here (their group closed)", () -> s.hibernator().hibernations());
+    metrics.counterFrom("tablet_wakes_total", "Hibernated replicas woken here",
         () -> s.hibernator().wakes());
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
         tablets.replicas().stream().filter(s.isLeader()).count());
@@ -70,11 +70,11 @@ public final class ServerGauges {
 
   private static void registerMaintenance(MetricRegistry metrics, Sources s) {
     MaintenanceScheduler maintenance = s.maintenance();
-    metrics.gauge("tablet_flushes_total", "Tablet flushes by the maintenance thread",
+    metrics.counterFrom("tablet_flushes_total", "Tablet flushes by the maintenance thread",
         () -> maintenance.flushes());
-    metrics.gauge("tablet_flush_millis_total", "Time spent in those flushes (ms)",
-        () -> maintenance.flushMillis());
-    metrics.gauge("tablet_maintenance_failures_total",
+    metrics.doubleCounterFrom("tablet_flush_seconds_total", "Time spent in those flushes",
+        () -> maintenance.flushMillis() / 1000.0);
+    metrics.counterFrom("tablet_maintenance_failures_total",
         "Flushes and compactions of open tablets that failed (each is logged)",
         () -> maintenance.failures());
     metrics.gauge("tablet_orphaned_blocks_deleted_at_start",
@@ -84,7 +84,7 @@ public final class ServerGauges {
         "Blocks no superblock listed that this start did not delete because deleting them "
             + "looked unsafe (see the log and docs/data-safety.md)",
         () -> s.tablets().orphanBlocksKeptAtStart());
-    metrics.gauge("tablet_compactions_total", "Tablet compactions by the maintenance thread",
+    metrics.counterFrom("tablet_compactions_total", "Tablet compactions by the maintenance thread",
         () -> maintenance.compactions());
     registerCompactions(metrics, maintenance.compactionStats());
     metrics.gauge("tablet_memory_bytes", "In-memory row data of all tablets (unflushed)",
@@ -93,15 +93,15 @@ public final class ServerGauges {
 
   private static void registerCompactions(MetricRegistry metrics, CompactionStats stats) {
     for (CompactionResult.Kind k : CompactionResult.Kind.values()) {
-      metrics.gauge("tablet_compactions_by_kind_total", "Tablet compactions by kind",
+      metrics.counterFrom("tablet_compactions_by_kind_total", "Tablet compactions by kind",
           Map.of("kind", k.name().toLowerCase(Locale.ROOT)), () -> stats.count(k));
     }
     for (CompactionStats.Figure f : CompactionStats.Figure.values()) {
       String name = "tablet_compaction_" + f.name().toLowerCase(Locale.ROOT) + "_total";
       String help = "Tablet compactions' " + f.name().toLowerCase(Locale.ROOT)
           + " read (side=in) and written (side=out)";
-      metrics.gauge(name, help, Map.of("side", "in"), () -> stats.in(f));
-      metrics.gauge(name, help, Map.of("side", "out"), () -> stats.out(f));
+      metrics.counterFrom(name, help, Map.of("side", "in"), () -> stats.in(f));
+      metrics.counterFrom(name, help, Map.of("side", "out"), () -> stats.out(f));
     }
   }
 
@@ -114,9 +114,9 @@ public final class ServerGauges {
         () -> bm.get().metrics().containers());
     metrics.gauge("block_manager_full_containers", "Containers that take no more blocks",
         () -> bm.get().metrics().fullContainers());
-    metrics.gauge("block_manager_holes_punched_total", "Deleted block ranges really punched",
-        () -> bm.get().metrics().holesPunched());
-    metrics.gauge("block_manager_dead_containers_deleted_total",
+    metrics.counterFrom("block_manager_holes_punched_total",
+        "Deleted block ranges really punched", () -> bm.get().metrics().holesPunched());
+    metrics.counterFrom("block_manager_dead_containers_deleted_total",
         "Containers deleted because no live block was left in them",
         () -> bm.get().metrics().deadContainersDeleted());
   }

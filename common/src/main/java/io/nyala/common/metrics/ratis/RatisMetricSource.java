@@ -1,0 +1,191 @@
+package io.nyala.common.metrics.ratis;
+
+import io.nyala.common.metrics.MetricNames;
+import io.nyala.common.metrics.MetricSource;
+import io.nyala.common.metrics.MetricType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.ratis.metrics.MetricRegistries;
+import org.apache.ratis.metrics.MetricRegistryInfo;
+import org.apache.ratis.metrics.RatisMetricRegistry;
+import org.apache.ratis.metrics.impl.RatisMetricRegistryImpl;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Counter;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Gauge;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Histogram;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Metered;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Metric;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Snapshot;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Timer;
+
+/**
+ * The Ratis metrics of one server, for its {@code /metrics}. Ratis keeps one registry per
+ * division and component in a JVM-wide {@link MetricRegistries}; a registry's prefix names its
+ * owner ({@code <peer>@group-<id>} for a division, {@code <peer>} or {@code <peer>_...} for the
+ * server), so this source takes the registries whose prefix starts with its peer id: in an
+ * in-process minicluster each server shows its own. Counters and meters become
+ * {@code _total} counters, gauges with a numeric or boolean value gauges, timers summaries in
+ * seconds (quantiles 0.5, 0.99 and {@code _count}), histograms summaries.
+ *
+ * <p>Cost is bounded: a dense node hosts thousands of divisions, each with a few registries of
+ * tens of metrics. Only the first {@link #DEFAULT_MAX_GROUPS} groups (in group id order) are
+ * rendered, with a {@code group} label; {@code ratis_metrics_groups} and
+ * {@code ratis_metrics_groups_omitted} say how many there are and how many were left out
+ * (docs/architecture.md, "Metrics").
+ */
+public final class RatisMetricSource implements MetricSource {
+  /** Groups rendered per server; the rest are counted in {@code ratis_metrics_groups_omitted}. */
+  public static final int DEFAULT_MAX_GROUPS = 32;
+  private static final double[] QUANTILES = {0.5, 0.99};
+
+  private final String peerId;
+  private final int maxGroups;
+
+  /** This server's Ratis metrics, for at most {@link #DEFAULT_MAX_GROUPS} groups. */
+  public RatisMetricSource(String peerId) {
+    this(peerId, DEFAULT_MAX_GROUPS);
+  }
+
+  /** This server's Ratis metrics, for at most {@code maxGroups} groups. */
+  public RatisMetricSource(String peerId, int maxGroups) {
+    this.peerId = peerId;
+    this.maxGroups = maxGroups;
+  }
+
+  /** A registry of this server, with the group it belongs to (null for server-wide ones). */
+  private record Owned(RatisMetricRegistryImpl registry, String group) {}
+
+  @Override
+  public List<Family> collect() {
+    List<Owned> mine = new ArrayList<>();
+    TreeSet<String> groups = new TreeSet<>();
+    for (RatisMetricRegistry r : MetricRegistries.global().getMetricRegistries()) {
+      String prefix = r.getMetricRegistryInfo().getPrefix();
+      if (!(r instanceof RatisMetricRegistryImpl impl) || prefix == null
+          || !prefix.startsWith(peerId)) {
+        continue;
+      }
+      String rest = prefix.substring(peerId.length());
+      String group = rest.startsWith("@") ? rest.substring(1) : null;
+      if (!rest.isEmpty() && group == null && !rest.startsWith("_")) {
+        continue; // another peer whose id starts with ours
+      }
+      mine.add(new Owned(impl, group));
+      if (group != null) {
+        groups.add(group);
+      }
+    }
+    TreeSet<String> shown = new TreeSet<>(groups.stream().limit(maxGroups).toList());
+    Map<String, Builder> families = new TreeMap<>();
+    for (Owned o : mine) {
+      if (o.group() == null || shown.contains(o.group())) {
+        addRegistry(families, o);
+      }
+    }
+    List<Family> out = new ArrayList<>();
+    for (Builder b : families.values()) {
+      if (MetricNames.problems(b.name, b.type).isEmpty()) {
+        out.add(new Family(b.name, b.type, b.help, b.samples));
+      }
+    }
+    out.add(gauge("ratis_metrics_groups", "Raft groups with Ratis metrics on this server",
+        groups.size()));
+    out.add(gauge("ratis_metrics_groups_omitted", "Raft groups whose Ratis metrics are not "
+        + "rendered, beyond the first " + maxGroups + " (docs/architecture.md, \"Metrics\")",
+        groups.size() - shown.size()));
+    return out;
+  }
+
+  private static Family gauge(String name, String help, long value) {
+    return new Family(name, MetricType.GAUGE, help, List.of(new Sample("", Map.of(), value)));
+  }
+
+  /** One family being built: its samples, in registry then metric order. */
+  private static final class Builder {
+    final String name;
+    final MetricType type;
+    final String help;
+    final List<Sample> samples = new ArrayList<>();
+    final Set<String> keys = new HashSet<>();
+
+    Builder(String name, MetricType type, String help) {
+      this.name = name;
+      this.type = type;
+      this.help = help;
+    }
+
+    void add(String suffix, Map<String, String> labels, double value) {
+      if (keys.add(suffix + new TreeMap<>(labels))) {
+        samples.add(new Sample(suffix, labels, value));
+      }
+    }
+  }
+
+  private void addRegistry(Map<String, Builder> families, Owned o) {
+    MetricRegistryInfo info = o.registry().getMetricRegistryInfo();
+    o.registry().getDropWizardMetricRegistry().getMetrics().forEach((name, metric) -> {
+      RatisMetricNames.Mapped m = RatisMetricNames.map(info.getApplicationName(),
+          info.getMetricsComponentName(), info.getPrefix(), name);
+      Map<String, String> labels = new HashMap<>();
+      if (o.group() != null) {
+        labels.put("group", o.group());
+      }
+      if (m.peer() != null) {
+        labels.put("peer", m.peer());
+      }
+      String help = "Ratis' " + info.getMetricsComponentName() + " metric "
+          + m.ratisName() + " (" + info.getMetricsDescription() + ")";
+      addMetric(families, m.base(), help, labels, metric);
+    });
+  }
+
+  private static void addMetric(Map<String, Builder> families, String base, String help,
+      Map<String, String> labels, Metric metric) {
+    if (metric instanceof Counter c) {
+      family(families, base + "_total", MetricType.COUNTER, help).add("", labels, c.getCount());
+    } else if (metric instanceof Timer t) {
+      Builder b = family(families, base + "_seconds", MetricType.SUMMARY, help);
+      addSummary(b, labels, t.getSnapshot(), 1e-9,
+          t.getCount());
+    } else if (metric instanceof Histogram h) {
+      addSummary(family(families, base, MetricType.SUMMARY, help), labels, h.getSnapshot(), 1,
+          h.getCount());
+    } else if (metric instanceof Metered mt) {
+      family(families, base + "_total", MetricType.COUNTER, help).add("", labels, mt.getCount());
+    } else if (metric instanceof Gauge<?> g) {
+      Object v;
+      try {
+        v = g.getValue();
+      } catch (RuntimeException e) {
+        return; // a gauge whose division is closing
+      }
+      if (v instanceof Number n) {
+        family(families, base, MetricType.GAUGE, help).add("", labels, n.doubleValue());
+      } else if (v instanceof Boolean bool) {
+        family(families, base, MetricType.GAUGE, help).add("", labels, bool ? 1 : 0);
+      }
+    }
+  }
+
+  private static void addSummary(Builder b, Map<String, String> labels, Snapshot s,
+      double scale, long count) {
+    for (double q : QUANTILES) {
+      Map<String, String> ql = new HashMap<>(labels);
+      ql.put("quantile", Double.toString(q));
+      b.add("", ql, s.getValue(q) * scale);
+    }
+    b.add("_count", labels, count);
+  }
+
+  /** The family of this name, created once; a second type under one name is dropped. */
+  private static Builder family(Map<String, Builder> families, String name, MetricType type,
+      String help) {
+    Builder b = families.computeIfAbsent(name, k -> new Builder(name, type, help));
+    return b.type == type ? b : new Builder(name, type, help); // a clash: drop the newcomer
+  }
+}
