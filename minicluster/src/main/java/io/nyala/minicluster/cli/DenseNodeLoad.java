@@ -91,26 +91,29 @@ final class DenseNodeLoad implements AutoCloseable {
     thread.join();
   }
 
+  /** One tablet of the bench's tables: the table's position in the list and its bucket. */
+  private record Tablet(int table, int bucket) {}
+
   /**
    * Writes one row to each of {@code samples} distinct tablets chosen at random among the
    * (cold) tables, one at a time in its own AUTO_FLUSH_SYNC session, timing each.
    */
   static DenseNodeReport.Wakes wakes(NyalaClient client, List<String> tables, int buckets,
       int samples, Map<String, AtomicLong> expected) {
-    List<long[]> targets = new ArrayList<>();
+    List<Tablet> targets = new ArrayList<>();
     for (int t = 0; t < tables.size(); t++) {
       for (int b = 0; b < buckets; b++) {
-        targets.add(new long[] {t, b});
+        targets.add(new Tablet(t, b));
       }
     }
     Collections.shuffle(targets, new Random(42));
-    List<long[]> chosen = targets.subList(0, Math.min(samples, targets.size()));
+    List<Tablet> chosen = targets.subList(0, Math.min(samples, targets.size()));
     double[] millis = new double[chosen.size()];
     int failed = 0;
     int n = 0;
-    for (long[] target : chosen) {
-      NyalaTable table = client.openTable(tables.get((int) target[0]));
-      long key = DenseTables.keysByBucket(table, 1, WAKE_KEYS)[(int) target[1]][0];
+    for (Tablet target : chosen) {
+      NyalaTable table = client.openTable(tables.get(target.table()));
+      long key = DenseTables.keysByBucket(table, 1, WAKE_KEYS)[target.bucket()][0];
       long t0 = System.nanoTime();
       String error;
       try (NyalaSession s = client.newSession()) {

@@ -9,24 +9,28 @@ import org.apache.ratis.server.protocol.TermIndex;
  * for the destination to replay. Thread-safe: one monitor guards the counts.
  */
 final class ImagePins {
-  /** Pinned index → open images at it and the term of that index; guarded by this monitor. */
-  private final TreeMap<Long, long[]> pins = new TreeMap<>();
+  /** How many open images pin one index, and the term of that index. */
+  private record Pin(int images, long term) {}
+
+  /** Pinned index → its pin; guarded by this monitor. */
+  private final TreeMap<Long, Pin> pins = new TreeMap<>();
 
   synchronized void pin(long index, long term) {
-    pins.computeIfAbsent(index, k -> new long[] {0, term})[0]++;
+    pins.merge(index, new Pin(1, term), (old, one) -> new Pin(old.images() + 1, old.term()));
   }
 
   synchronized void unpin(long index) {
-    pins.computeIfPresent(index, (k, n) -> n[0] <= 1 ? null : new long[] {n[0] - 1, n[1]});
+    pins.computeIfPresent(index, (k, p) -> p.images() <= 1 ? null
+        : new Pin(p.images() - 1, p.term()));
   }
 
   /** The lowest pinned (term, index), or null if no image is open. */
   synchronized TermIndex lowest() {
     return pins.isEmpty() ? null
-        : TermIndex.valueOf(pins.firstEntry().getValue()[1], pins.firstKey());
+        : TermIndex.valueOf(pins.firstEntry().getValue().term(), pins.firstKey());
   }
 
   synchronized int count() {
-    return pins.values().stream().mapToInt(n -> (int) n[0]).sum();
+    return pins.values().stream().mapToInt(Pin::images).sum();
   }
 }

@@ -68,7 +68,7 @@ final class ContainerLoader {
         try {
           f.get();
         } catch (java.util.concurrent.ExecutionException e) {
-          throw e.getCause() instanceof RuntimeException re ? re : new RuntimeException(e);
+          throw e.getCause() instanceof RuntimeException re ? re : NyalaException.from(e);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw NyalaException.ioError("interrupted while loading containers", e);
