@@ -16,6 +16,7 @@ import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.rpc.Channels;
+import io.nyala.common.rpc.UnaryObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -49,7 +50,7 @@ public final class TSAdminClient {
   public CompletableFuture<Void> createTablet(HostPort tserver, CreateTabletRequestPB req) {
     CompletableFuture<CreateTabletResponsePB> f = new CompletableFuture<>();
     CreateTabletRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
-    detached(() -> stub(tserver).createTablet(sent, observer(f)));
+    detached(() -> stub(tserver).createTablet(sent, observer(f, tserver)));
     return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
   }
 
@@ -60,7 +61,7 @@ public final class TSAdminClient {
   public CompletableFuture<Void> deleteTablet(HostPort tserver, DeleteTabletRequestPB req) {
     CompletableFuture<DeleteTabletResponsePB> f = new CompletableFuture<>();
     DeleteTabletRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
-    detached(() -> stub(tserver).deleteTablet(sent, observer(f)));
+    detached(() -> stub(tserver).deleteTablet(sent, observer(f, tserver)));
     return f.thenApply(r -> check(r.hasError() ? r.getError() : null));
   }
 
@@ -68,7 +69,7 @@ public final class TSAdminClient {
   public CompletableFuture<Integer> alterSchema(HostPort tserver, AlterSchemaRequestPB req) {
     CompletableFuture<AlterSchemaResponsePB> f = new CompletableFuture<>();
     AlterSchemaRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
-    detached(() -> stub(tserver).alterSchema(sent, observer(f)));
+    detached(() -> stub(tserver).alterSchema(sent, observer(f, tserver)));
     return f.thenApply(r -> {
       check(r.hasError() ? r.getError() : null);
       return r.getSchemaVersion();
@@ -82,7 +83,7 @@ public final class TSAdminClient {
     ChangeConfigRequestPB sent = req.toBuilder().setClusterId(clusterId.get()).build();
     // The call outlives the wait it asks for, so the answer (often a commit) is not lost.
     long deadline = Math.max(deadlineMs, req.getTimeoutMs() + DEADLINE_MARGIN_MS);
-    detached(() -> stub(tserver, deadline).changeConfig(sent, observer(f)));
+    detached(() -> stub(tserver, deadline).changeConfig(sent, observer(f, tserver)));
     return f.thenApply(r -> {
       check(r.hasError() ? r.getError() : null);
       return r;
@@ -129,23 +130,8 @@ public final class TSAdminClient {
     return null;
   }
 
-  private static <T> StreamObserver<T> observer(CompletableFuture<T> f) {
-    return new StreamObserver<>() {
-      @Override
-      public void onNext(T value) {
-        f.complete(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        f.completeExceptionally(NyalaException.unavailable("%s", t.getMessage()));
-      }
-
-      @Override
-      public void onCompleted() {
-        // A no-op after onNext; otherwise the server ended the call without answering.
-        f.completeExceptionally(NyalaException.unavailable("tablet server sent no response"));
-      }
-    };
+  private static <T> StreamObserver<T> observer(CompletableFuture<T> f, HostPort tserver) {
+    return UnaryObserver.completing(f, "tablet server " + tserver,
+        t -> NyalaException.unavailable("%s", t.getMessage()));
   }
 }

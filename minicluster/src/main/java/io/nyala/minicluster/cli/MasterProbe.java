@@ -2,7 +2,6 @@ package io.nyala.minicluster.cli;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
@@ -11,6 +10,7 @@ import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.tserver.ScannerKeepAliveRequestPB;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.rpc.Channels;
+import io.nyala.common.rpc.UnaryObserver;
 import io.nyala.master.MasterServer;
 import io.nyala.tserver.TabletServer;
 import java.io.IOException;
@@ -127,22 +127,7 @@ final class MasterProbe {
     MasterServiceGrpc.newStub(channels.get(m))
         .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
         .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance(),
-            new StreamObserver<>() {
-              @Override
-              public void onNext(GetMasterRegistrationResponsePB r) {
-                f.complete(r);
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                f.completeExceptionally(t);
-              }
-
-              @Override
-              public void onCompleted() {
-                f.completeExceptionally(new IllegalStateException("no response from " + m));
-              }
-            });
+            UnaryObserver.completing(f, "master " + m));
     return f;
   }
 

@@ -1,6 +1,5 @@
 package io.nyala.tserver.replica;
 
-import io.grpc.stub.StreamObserver;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.StatusCodePB;
@@ -11,6 +10,7 @@ import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc.TabletServerAd
 import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
 import io.nyala.common.proto.tserver.WakeReplicaResponsePB;
 import io.nyala.common.rpc.Channels;
+import io.nyala.common.rpc.UnaryObserver;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -39,7 +39,7 @@ public final class GrpcPeerChannel implements PeerChannel {
       long timeoutMs) {
     HibernateReplicaRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
     CompletableFuture<HibernateReplicaResponsePB> f = new CompletableFuture<>();
-    stub(to, timeoutMs).hibernateReplica(r, observer(f));
+    stub(to, timeoutMs).hibernateReplica(r, observer(f, to));
     return checked(f, HibernateReplicaResponsePB::getError, to);
   }
 
@@ -47,8 +47,12 @@ public final class GrpcPeerChannel implements PeerChannel {
   public CompletableFuture<Void> wake(Peer to, WakeReplicaRequestPB req, long timeoutMs) {
     WakeReplicaRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
     CompletableFuture<WakeReplicaResponsePB> f = new CompletableFuture<>();
-    stub(to, timeoutMs).wakeReplica(r, observer(f));
+    stub(to, timeoutMs).wakeReplica(r, observer(f, to));
     return checked(f, WakeReplicaResponsePB::getError, to);
+  }
+
+  private static <R> UnaryObserver<R> observer(CompletableFuture<R> f, Peer to) {
+    return UnaryObserver.completing(f, "tablet server " + to.uuid());
   }
 
   private String clusterId() {
@@ -77,22 +81,5 @@ public final class GrpcPeerChannel implements PeerChannel {
       }
       return null;
     });
-  }
-
-  private static <R> StreamObserver<R> observer(CompletableFuture<R> f) {
-    return new StreamObserver<>() {
-      @Override
-      public void onNext(R value) {
-        f.complete(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        f.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {}
-    };
   }
 }
