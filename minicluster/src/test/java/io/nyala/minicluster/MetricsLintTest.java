@@ -58,7 +58,9 @@ class MetricsLintTest {
         String text = scrape(s);
         assertThat(MetricLint.lint(text)).as("lint of %s's /metrics", s.name()).isEmpty();
         assertThat(text).as(s.name()).contains("rpc_requests_total{server=\"" + s.name())
-            .contains("# TYPE ratis_metrics_groups gauge");
+            .contains("# TYPE ratis_metrics_groups gauge")
+            // Every Ratis family maps to a valid name: none was refused (and so not linted).
+            .contains("ratis_metrics_families_refused{server=\"" + s.name() + "\"} 0");
         // Every server hosts a division (the catalog or a tablet), so Ratis' per-group
         // metrics are there with the server's own name and a group.
         assertThat(text.lines().filter(l -> l.startsWith("ratis_")

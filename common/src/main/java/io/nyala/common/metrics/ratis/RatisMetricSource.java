@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.MetricRegistryInfo;
 import org.apache.ratis.metrics.RatisMetricRegistry;
@@ -22,6 +23,8 @@ import org.apache.ratis.thirdparty.com.codahale.metrics.Metered;
 import org.apache.ratis.thirdparty.com.codahale.metrics.Metric;
 import org.apache.ratis.thirdparty.com.codahale.metrics.Snapshot;
 import org.apache.ratis.thirdparty.com.codahale.metrics.Timer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Ratis metrics of one server, for its {@code /metrics}. Ratis keeps one registry per
@@ -36,15 +39,21 @@ import org.apache.ratis.thirdparty.com.codahale.metrics.Timer;
  * tens of metrics. Only the first {@link #DEFAULT_MAX_GROUPS} groups (in group id order) are
  * rendered, with a {@code group} label; {@code ratis_metrics_groups} and
  * {@code ratis_metrics_groups_omitted} say how many there are and how many were left out
- * (docs/architecture.md, "Metrics").
+ * (docs/architecture.md, "Metrics"). A family whose mapped name would break the naming rules
+ * is not rendered but counted in {@code ratis_metrics_families_refused} and logged once, so
+ * that a mapping mistake shows instead of a metric silently missing.
  */
 public final class RatisMetricSource implements MetricSource {
   /** Groups rendered per server; the rest are counted in {@code ratis_metrics_groups_omitted}. */
   public static final int DEFAULT_MAX_GROUPS = 32;
   private static final double[] QUANTILES = {0.5, 0.99};
 
+  private static final Logger LOG = LoggerFactory.getLogger(RatisMetricSource.class);
+
   private final String peerId;
   private final int maxGroups;
+  /** Names of refused families already logged, so that each scrape does not log them again. */
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
   /** This server's Ratis metrics, for at most {@link #DEFAULT_MAX_GROUPS} groups. */
   public RatisMetricSource(String peerId) {
@@ -88,11 +97,21 @@ public final class RatisMetricSource implements MetricSource {
       }
     }
     List<Family> out = new ArrayList<>();
+    int refused = 0;
     for (Builder b : families.values()) {
-      if (MetricNames.problems(b.name, b.type).isEmpty()) {
+      List<String> problems = MetricNames.problems(b.name, b.type);
+      if (problems.isEmpty()) {
         out.add(new Family(b.name, b.type, b.help, b.samples));
+      } else {
+        refused++;
+        if (warned.add(b.name)) {
+          LOG.warn("Ratis metric family {} ({}) not rendered: {}", b.name, b.type.text(),
+              String.join("; ", problems));
+        }
       }
     }
+    out.add(gauge("ratis_metrics_families_refused", "Ratis metric families not rendered "
+        + "because their mapped name breaks the naming rules (each is logged once)", refused));
     out.add(gauge("ratis_metrics_groups", "Raft groups with Ratis metrics on this server",
         groups.size()));
     out.add(gauge("ratis_metrics_groups_omitted", "Raft groups whose Ratis metrics are not "
