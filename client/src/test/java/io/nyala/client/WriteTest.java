@@ -100,7 +100,9 @@ class WriteTest {
     f.tablet("m", 0).leader().onEveryWrite(
         (ts, req) -> error(NyalaException.unavailable("memory limit exceeded")));
     NyalaSession s = f.client.newSession();
-    s.setTimeoutMillis(300);
+    // Long enough for an answered attempt even on a loaded box (the first call also connects):
+    // the error the timeout reports must be the server's, not the attempt's own deadline.
+    s.setTimeoutMillis(2000);
 
     OperationResponse r = s.apply(insert(t, 1, "a"));
 
