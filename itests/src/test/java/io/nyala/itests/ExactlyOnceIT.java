@@ -173,14 +173,12 @@ class ExactlyOnceIT {
   }
 
   private String singleTablet(String table) {
-    List<String> ids = probe.tabletIds(table);
+    List<String> ids = cluster.tablets().tabletIds(table);
     assertThat(ids).as("tablets of table '%s'", table).hasSize(1);
     return ids.get(0);
   }
 
   private int awaitLeader(String tablet) {
-    return await("a leader of tablet " + tablet).atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> probe.leaderIndex(tablet), i -> i >= 0);
+    return cluster.tablets().awaitLeader(tablet, Duration.ofSeconds(30)).index();
   }
 }

@@ -1,7 +1,6 @@
 package io.nyala.itests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
@@ -11,7 +10,6 @@ import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
 import io.nyala.client.RowResult;
-import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
@@ -44,14 +42,13 @@ class ScanFailoverIT {
   void scanResumedOnNewLeaderAfterScannerExpiryReturnsTheSnapshotRows() throws Exception {
     try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(3)
             .tserverFlag("--scanner_ttl_ms=2000").build();
-        NyalaClient client = cluster.newClient();
-        TabletProbe probe = new TabletProbe(cluster)) {
+        NyalaClient client = cluster.newClient()) {
       Schema schema = Schema.forTable(List.of(
           ColumnSchema.builder("key", Type.INT64).key(true).build(),
           ColumnSchema.builder("val", Type.STRING).nullable(false).build()));
       NyalaTable table = client.createTable("failover_scan", schema,
           new CreateTableOptions().setNumReplicas(3));
-      String tablet = probe.tabletIds("failover_scan").get(0);
+      String tablet = cluster.tablets().tabletIds("failover_scan").get(0);
       write(client, table, 0, ROWS, "snapshot", false);
 
       NyalaScanner scanner = client.newScannerBuilder(table).batchSizeRows(1).build();
@@ -60,11 +57,9 @@ class ScanFailoverIT {
         read(scanner, seen);
       }
 
-      int oldLeader = probe.leaderIndex(tablet);
+      int oldLeader = cluster.tablets().awaitLeader(tablet, Duration.ofSeconds(20)).index();
       int newLeader = (oldLeader + 1) % 3;
-      TransferLeadershipResponsePB moved = probe.transferLeadership(oldLeader, tablet, newLeader);
-      assertThat(moved.getError().getMessage()).isEmpty();
-      await().atMost(Duration.ofSeconds(20)).until(() -> probe.leaderIndex(tablet) == newLeader);
+      cluster.tablets().transferLeadership(tablet, newLeader, Duration.ofSeconds(20));
 
       // Churn until 6 s have passed and the old leader has expired the scanner.
       long start = System.nanoTime();

@@ -99,7 +99,7 @@ class StaleReadIT {
       String name = "stale_" + round;
       NyalaTable table = client.createTable(name, TestRows.schema(),
           new CreateTableOptions().setNumReplicas(3));
-      List<String> tablets = probe.tabletIds(name);
+      List<String> tablets = cluster.tablets().tabletIds(name);
       assertThat(tablets).hasSize(1);
       String tablet = tablets.get(0);
       assertThat(write(table, 1000L + round).hasRowError()).isFalse();
@@ -214,6 +214,6 @@ class StaleReadIT {
   private int awaitLeader(String tablet, int not) {
     return await("a leader of tablet " + tablet + " other than server " + not)
         .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-        .until(() -> probe.leaderIndex(tablet), i -> i >= 0 && i != not);
+        .until(() -> cluster.tablets().leaderIndex(tablet), i -> i >= 0 && i != not);
   }
 }

@@ -154,6 +154,14 @@ public final class MiniCluster implements AutoCloseable {
   }
 
   /**
+   * The cluster's tablets for tests: leaders and replicas, faults aimed at a tablet's leader or
+   * follower, waiting for voters, leadership transfer (see {@link ClusterTablets}).
+   */
+  public ClusterTablets tablets() {
+    return new ClusterTablets(this);
+  }
+
+  /**
    * The index of the master that serves as leader right now (leads the catalog and has caught
    * up), or -1 if none does. Asks every running master; works in both process modes.
    */

@@ -3,7 +3,10 @@
  * extension. {@code MiniCluster} is the facade; {@code ClusterSettings} (its builder's setters),
  * {@code ClusterLayout} (each server's directory, address and flags), {@code ServerGroup} (the
  * servers of one role), {@code ServerNode} (one server, in-process or external) and
- * {@code LeaderProbe} (which master serves) do the work. Owns server lifecycles and addresses;
- * never reaches into server internals beyond handing tests the server objects.
+ * {@code LeaderProbe} (which master serves) do the work; {@code ClusterTablets} (reached as
+ * {@code cluster.tablets()}) answers tests' questions about tablets over RPC only, with
+ * {@code TabletView}, {@code QuorumWait} and {@code RemoteWait}. Owns server lifecycles and
+ * addresses; never reaches into server internals beyond handing tests the server objects (and
+ * resizing an in-process master's locations cache, the one flag that changes at run time).
  */
 package io.nyala.minicluster;

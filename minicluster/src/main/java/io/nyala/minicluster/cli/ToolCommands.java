@@ -122,6 +122,7 @@ final class ToolCommands {
           LbmCommands.BenchLbmStartupCommand.class, TserverBenchCommands.WalAppendCommand.class,
           TserverBenchCommands.WritePathCommand.class,
           TserverBenchCommands.DeleteTabletCommand.class, BenchTableLocationsCommand.class,
+          BenchMiniclusterStartCommand.class,
           DenseNodeCommand.class})
   static final class BenchCommand implements Runnable {
     @CommandLine.Spec
