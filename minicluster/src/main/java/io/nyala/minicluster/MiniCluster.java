@@ -3,9 +3,9 @@ package io.nyala.minicluster;
 import io.nyala.client.NyalaClient;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
-import io.nyala.common.fs.AtomicFiles;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.MasterServer;
+import io.nyala.minicluster.evidence.DataRootDisposal;
 import io.nyala.tserver.TabletServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Servers keep their addresses and directories across restarts. {@link #close()} stops every
- * server and deletes the data root unless the builder said {@link Builder#keepData(boolean)}.
+ * server, checks that none left a thread, process or listening port behind, and deletes the
+ * data root unless the builder said {@link Builder#keepData(boolean)}; in a test run under
+ * {@link io.nyala.minicluster.evidence.KeepClusterOnFailure} the deletion waits for the test's
+ * end and does not happen if it failed (docs/architecture.md, "Testing with the minicluster").
  */
 public final class MiniCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MiniCluster.class);
@@ -41,6 +44,7 @@ public final class MiniCluster implements AutoCloseable {
   private final long readyTimeoutMs;
   private final boolean localhost;
   private final List<NyalaClient> clients = new ArrayList<>();
+  private final LeakCheck leakCheck;
   private boolean closed;
 
   private MiniCluster(Builder b) throws IOException {
@@ -53,6 +57,9 @@ public final class MiniCluster implements AutoCloseable {
     this.localhost = layout.localhost();
     this.masters = layout.masters();
     this.tservers = layout.tservers();
+    List<ServerNode> nodes = new ArrayList<>(masters.nodes());
+    nodes.addAll(tservers.nodes());
+    this.leakCheck = LeakCheck.register(dataRoot, nodes);
   }
 
   /**
@@ -99,8 +106,12 @@ public final class MiniCluster implements AutoCloseable {
    * takes seconds to close its Raft groups); the data stays.
    */
   public void stop() {
-    tservers.stopAll();
-    masters.stopAll();
+    try {
+      tservers.stopAll();
+    } finally {
+      // Masters left running would outlive the cluster: stop them even if a tablet server failed.
+      masters.stopAll();
+    }
   }
 
   /** Stops and starts every server on the same directories and addresses. */
@@ -298,7 +309,14 @@ public final class MiniCluster implements AutoCloseable {
     return dataRoot;
   }
 
-  /** Closes the clients it made, stops every server, and deletes the data unless kept. */
+  /**
+   * Closes the clients it made, stops every server, and deletes the data unless kept (at the
+   * test's end, and not if it failed, under
+   * {@link io.nyala.minicluster.evidence.KeepClusterOnFailure}).
+   *
+   * @throws NyalaException ILLEGAL_STATE if a server thread, process or listening port of the
+   *     cluster is still there after a short grace period, naming each
+   */
   @Override
   public synchronized void close() {
     if (closed) {
@@ -312,10 +330,31 @@ public final class MiniCluster implements AutoCloseable {
         LOG.warn("closing a client failed", e);
       }
     }
-    stop();
-    if (deleteRootOnClose) {
-      AtomicFiles.deleteTree(dataRoot);
+    RuntimeException failure = null;
+    try {
+      stop();
+    } catch (RuntimeException e) {
+      failure = e;
     }
+    try {
+      leakCheck.verify();
+    } catch (RuntimeException e) {
+      failure = addTo(failure, e);
+    }
+    if (deleteRootOnClose) {
+      DataRootDisposal.closed(dataRoot);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
   }
 
   /**
@@ -342,7 +381,11 @@ public final class MiniCluster implements AutoCloseable {
       try {
         c.start();
       } catch (RuntimeException e) {
-        c.close();
+        try {
+          c.close();
+        } catch (RuntimeException closeFailed) {
+          e.addSuppressed(closeFailed);
+        }
         throw e;
       }
       return c;

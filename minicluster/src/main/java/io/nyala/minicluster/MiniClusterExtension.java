@@ -2,9 +2,11 @@ package io.nyala.minicluster;
 
 import io.nyala.client.AsyncNyalaClient;
 import io.nyala.client.NyalaClient;
+import io.nyala.minicluster.evidence.KeepClusterOnFailure;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
@@ -50,7 +52,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * {@link ExtensionConfigurationException} instead of starting a cluster per test.
  */
 public final class MiniClusterExtension
-    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
+    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback,
+    ParameterResolver {
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(MiniClusterExtension.class);
 
@@ -96,10 +99,14 @@ public final class MiniClusterExtension
     running(context);
   }
 
-  /** Forgets the cluster once the class that created it ends; its store closes the cluster. */
+  /**
+   * Forgets the cluster once the class that created it ends; its store closes the cluster,
+   * keeping its data and logs if the class failed.
+   */
   @Override
   public void afterAll(ExtensionContext context) {
     Running r = running;
+    keepIfFailed(context, r);
     if (r != null && r.ownerId.equals(context.getUniqueId())) {
       running = null;
     }
@@ -112,6 +119,18 @@ public final class MiniClusterExtension
   @Override
   public void beforeEach(ExtensionContext context) {
     checkRegisteredPerClass(beforeAllRan, context.getRequiredTestClass());
+  }
+
+  /** Marks the class's cluster to keep its data and logs when it closes if the test failed. */
+  @Override
+  public void afterEach(ExtensionContext context) {
+    keepIfFailed(context, running);
+  }
+
+  private static void keepIfFailed(ExtensionContext context, Running r) {
+    if (r != null) {
+      KeepClusterOnFailure.keepIfFailed(context, r.cluster.dataRoot());
+    }
   }
 
   /**

@@ -28,6 +28,11 @@ final class ServerGroup {
     return nodes.get(index);
   }
 
+  /** Every server of the group, in index order. */
+  List<ServerNode> nodes() {
+    return nodes;
+  }
+
   /** How many servers the group has, running or not. */
   int size() {
     return nodes.size();
@@ -48,6 +53,9 @@ final class ServerGroup {
 
   /** Runs {@code action} on every node at once; the first failure is thrown. */
   private void forAll(Consumer<ServerNode> action) {
+    if (nodes.isEmpty()) {
+      return; // a cluster of masters only: no pool of zero threads
+    }
     if (nodes.size() == 1) {
       action.accept(nodes.get(0));
       return;

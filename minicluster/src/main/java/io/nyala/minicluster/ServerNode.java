@@ -217,6 +217,11 @@ final class ServerNode {
     return rpc;
   }
 
+  /** Every address this server listens on while it runs: RPC, Raft and web. */
+  List<HostPort> listenAddresses() {
+    return List.of(rpc, raft, http);
+  }
+
   Path root() {
     return root;
   }
