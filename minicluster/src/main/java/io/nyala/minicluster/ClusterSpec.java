@@ -43,8 +43,9 @@ record ClusterSpec(int masters, int tservers, boolean encryption, ProcessMode pr
     if (masters < 1) {
       throw misuse(where, "masters = " + masters + ": a cluster needs at least 1 master");
     }
-    if (tservers < 0 || tservers > 240) {
-      throw misuse(where, "tservers = " + tservers + ": out of range 0..240");
+    // The builder takes 0 tablet servers, but start() then fails: a cluster needs one.
+    if (tservers < 1 || tservers > 240) {
+      throw misuse(where, "tservers = " + tservers + ": out of range 1..240");
     }
     if (processMode == null || lifecycle == null) {
       throw misuse(where, "processMode and lifecycle must not be null");

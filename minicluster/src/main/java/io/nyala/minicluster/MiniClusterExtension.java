@@ -326,7 +326,7 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
       return this;
     }
 
-    /** Number of tablet servers, 0..240 (default 3). */
+    /** Number of tablet servers, 1..240 (default 3). */
     public Builder tservers(int n) {
       this.tservers = n;
       return this;

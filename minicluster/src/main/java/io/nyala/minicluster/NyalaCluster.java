@@ -41,7 +41,7 @@ public @interface NyalaCluster {
   /** Number of masters, at least 1 (use 3 to survive losing one). */
   int masters() default 1;
 
-  /** Number of tablet servers, 0..240. */
+  /** Number of tablet servers, 1..240. */
   int tservers() default 3;
 
   /** Encryption at rest on every server ({@link MiniCluster.Builder#encryption(boolean)}). */

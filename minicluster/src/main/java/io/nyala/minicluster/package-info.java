@@ -3,7 +3,10 @@
  * extension. {@code MiniCluster} is the facade; {@code ClusterSettings} (its builder's setters),
  * {@code ClusterLayout} (each server's directory, address and flags), {@code ServerGroup} (the
  * servers of one role), {@code ServerNode} (one server, in-process or external) and
- * {@code LeaderProbe} (which master serves) do the work. Owns server lifecycles and addresses;
- * never reaches into server internals beyond handing tests the server objects.
+ * {@code LeaderProbe} (which master serves) do the work. {@code NyalaCluster} declares a test's
+ * cluster for {@code MiniClusterExtension}, which keeps clusters by their {@code ClusterSpec}
+ * (per method, per class or shared across classes) and finds declarations through
+ * {@code ClusterDeclarations}. Owns server lifecycles and addresses; never reaches into server
+ * internals beyond handing tests the server objects.
  */
 package io.nyala.minicluster;
