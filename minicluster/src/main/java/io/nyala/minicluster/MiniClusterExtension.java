@@ -227,7 +227,9 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
   }
 
   /**
-   * The running cluster of the current test (or of the class, between tests).
+   * The running cluster of the current test (or of the class, between tests). Tests that run
+   * in parallel with clusters of their own should take parameters instead: this is the cluster
+   * of the test that started last.
    *
    * <pre>{@code
    * @Test void survivesARestart() { CLUSTER.cluster().restartTabletServer(0); ... }
