@@ -17,6 +17,7 @@ import io.nyala.common.StatusCode;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Type;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,12 +35,11 @@ class AlterTableIT {
   private static final int OLD_ROWS = 300;
 
   @Test
-  void addRenameAndDropColumnsOnATableWithData() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(3)
-            .tserverFlag("--heartbeat_interval_ms=300").build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
-            .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
-      cluster.start();
+  @NyalaCluster(tservers = 3, tserverFlags = "--heartbeat_interval_ms=300",
+      lifecycle = NyalaCluster.Lifecycle.PER_METHOD)
+  void addRenameAndDropColumnsOnATableWithData(MiniCluster cluster) throws Exception {
+    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
       NyalaTable table = client.createTable("altered", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 3).setNumReplicas(3));
       TestRows.insert(client, table, 0, OLD_ROWS);
@@ -74,11 +74,11 @@ class AlterTableIT {
    * reading the dropped column fails naming it.
    */
   @Test
-  void scannersOpenedBeforeAnAlterFinishOrNameTheDroppedColumn() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(1).build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
-            .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
-      cluster.start();
+  @NyalaCluster(tservers = 1, lifecycle = NyalaCluster.Lifecycle.SHARED)
+  void scannersOpenedBeforeAnAlterFinishOrNameTheDroppedColumn(MiniCluster cluster)
+      throws Exception {
+    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
       NyalaTable table = client.createTable("scanned", TestRows.schema(),
           new CreateTableOptions().setNumReplicas(1));
       TestRows.insert(client, table, 0, 100);

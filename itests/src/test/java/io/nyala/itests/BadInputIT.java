@@ -33,6 +33,7 @@ import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Timeout;
  * client and as raw RPCs that bypass the client's checks; no server logs an exception for it.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@NyalaCluster
 class BadInputIT {
   private static MiniCluster cluster;
   private static NyalaClient client;
@@ -54,10 +56,10 @@ class BadInputIT {
   private static final Channels CHANNELS = new Channels();
 
   @BeforeAll
-  static void start() {
+  static void start(MiniCluster c, NyalaClient cl) {
     logs = new LogCapture();
-    cluster = MiniCluster.builder().numTabletServers(3).build();
-    client = cluster.newClient();
+    cluster = c;
+    client = cl;
     table = client.createTable("bad_input", TestRows.schema(),
         new CreateTableOptions().addHashPartitions(List.of("key"), 2).setNumReplicas(3));
     NyalaSession s = client.newSession();
@@ -73,9 +75,6 @@ class BadInputIT {
     List<String> logged = logs.exceptions();
     logs.close();
     CHANNELS.close();
-    if (cluster != null) {
-      cluster.close();
-    }
     assertThat(logged).as("exceptions logged by the servers during the tests").isEmpty();
   }
 

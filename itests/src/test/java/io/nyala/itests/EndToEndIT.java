@@ -9,12 +9,11 @@ import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,25 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * scans go on. Acknowledged rows are counted, never assumed.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@NyalaCluster(masters = 1, tservers = 3, tserverFlags = "--heartbeat_interval_ms=300")
 class EndToEndIT {
-  private static MiniCluster cluster;
-
-  @BeforeAll
-  static void start() {
-    cluster = MiniCluster.builder()
-        .numMasters(1)
-        .numTabletServers(3)
-        .tserverFlag("--heartbeat_interval_ms=300")
-        .build();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
   /** Writes keys [from, to) in batches; returns the keys the cluster acknowledged. */
   private static List<Long> write(NyalaClient client, NyalaTable table, long from, long to) {
     NyalaSession session = client.newSession();
@@ -68,7 +50,7 @@ class EndToEndIT {
   }
 
   @Test
-  void writeScanRestartAndSurviveALostTabletServer() {
+  void writeScanRestartAndSurviveALostTabletServer(MiniCluster cluster) {
     NyalaClient client = cluster.newClient();
     NyalaTable table = client.createTable("e2e", TestRows.schema(),
         new CreateTableOptions().addHashPartitions(List.of("key"), 3).setNumReplicas(3));

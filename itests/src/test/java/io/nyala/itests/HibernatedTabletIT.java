@@ -21,6 +21,7 @@ import io.nyala.common.schema.Type;
 import io.nyala.master.MasterServer;
 import io.nyala.master.catalog.ReplicaReports;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -38,13 +39,11 @@ class HibernatedTabletIT {
   private static final int TABLETS = 2;
 
   @Test
-  void coldTabletsAreListedHaveNoLeaderAndWakeForAnAlterAWriteAndAScan() {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(3)
-            .tserverFlag("--heartbeat_interval_ms=300")
-            .tserverFlag("--tablet_hibernate_after_ms=300").build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
-            .defaultOperationTimeoutMs(30_000).defaultAdminOperationTimeoutMs(30_000).build()) {
-      cluster.start();
+  @NyalaCluster(tservers = 3, lifecycle = NyalaCluster.Lifecycle.PER_METHOD,
+      tserverFlags = {"--heartbeat_interval_ms=300", "--tablet_hibernate_after_ms=300"})
+  void coldTabletsAreListedHaveNoLeaderAndWakeForAnAlterAWriteAndAScan(MiniCluster cluster) {
+    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        .defaultOperationTimeoutMs(30_000).defaultAdminOperationTimeoutMs(30_000).build()) {
       HostPort m = cluster.master(0).rpcAddress();
       ManagedChannel channel = NettyChannelBuilder.forAddress(m.host(), m.port())
           .usePlaintext().build();
@@ -88,14 +87,12 @@ class HibernatedTabletIT {
    * master waking each group through a live replica.
    */
   @Test
-  void aStoppedServersColdReplicasAreReplaced() {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(4)
-            .masterFlag("--tserver_unresponsive_timeout_ms=3000")
-            .tserverFlag("--heartbeat_interval_ms=300")
-            .tserverFlag("--tablet_hibernate_after_ms=300").build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
-            .defaultOperationTimeoutMs(30_000).defaultAdminOperationTimeoutMs(30_000).build()) {
-      cluster.start();
+  @NyalaCluster(tservers = 4, lifecycle = NyalaCluster.Lifecycle.PER_METHOD,
+      masterFlags = "--tserver_unresponsive_timeout_ms=3000",
+      tserverFlags = {"--heartbeat_interval_ms=300", "--tablet_hibernate_after_ms=300"})
+  void aStoppedServersColdReplicasAreReplaced(MiniCluster cluster) {
+    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        .defaultOperationTimeoutMs(30_000).defaultAdminOperationTimeoutMs(30_000).build()) {
       client.createTable("cold", TestRows.schema(), new CreateTableOptions()
           .addHashPartitions(List.of("key"), 4).setNumReplicas(3));
       MasterServer master = cluster.inProcessMaster(0);

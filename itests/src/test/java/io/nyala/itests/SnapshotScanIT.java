@@ -14,7 +14,7 @@ import io.nyala.common.partition.PartitionSchema;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
-import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,50 +37,48 @@ import org.junit.jupiter.api.Timeout;
  * page reads the snapshot the first page got, however many generations commit meanwhile.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@NyalaCluster(lifecycle = NyalaCluster.Lifecycle.SHARED)
 class SnapshotScanIT {
   private static final int ROWS = 10_000;
   private static final int BUCKETS = 3;
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void pagedScanSeesOneGenerationPerTablet() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(3).build();
-        NyalaClient client = cluster.newClient()) {
-      Schema schema = Schema.forTable(List.of(
-          ColumnSchema.builder("key", Type.INT64).key(true).build(),
-          ColumnSchema.builder("gen", Type.INT64).nullable(false).build()));
-      NyalaTable table = client.createTable("snapshots", schema,
-          new CreateTableOptions().addHashPartitions(List.of("key"), BUCKETS).setNumReplicas(3));
-      AtomicLong generation = new AtomicLong();
-      rewriteAll(client, table, generation.incrementAndGet());
+  void pagedScanSeesOneGenerationPerTablet(NyalaClient client) throws Exception {
+    Schema schema = Schema.forTable(List.of(
+        ColumnSchema.builder("key", Type.INT64).key(true).build(),
+        ColumnSchema.builder("gen", Type.INT64).nullable(false).build()));
+    NyalaTable table = client.createTable("snapshots", schema,
+        new CreateTableOptions().addHashPartitions(List.of("key"), BUCKETS).setNumReplicas(3));
+    AtomicLong generation = new AtomicLong();
+    rewriteAll(client, table, generation.incrementAndGet());
 
-      AtomicBoolean stop = new AtomicBoolean();
-      List<CompletableFuture<Void>> writers = new ArrayList<>();
-      for (int w = 0; w < 2; w++) {
-        writers.add(CompletableFuture.runAsync(() -> {
-          while (!stop.get()) {
-            rewriteAll(client, table, generation.incrementAndGet());
-          }
-        }));
-      }
-      int scansDuringWrites = 0;
-      try {
-        for (int scan = 0; scan < 5; scan++) {
-          long genBefore = generation.get();
-          checkOneScan(client, table, scan);
-          if (generation.get() > genBefore) {
-            scansDuringWrites++;
-          }
+    AtomicBoolean stop = new AtomicBoolean();
+    List<CompletableFuture<Void>> writers = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      writers.add(CompletableFuture.runAsync(() -> {
+        while (!stop.get()) {
+          rewriteAll(client, table, generation.incrementAndGet());
         }
-      } finally {
-        stop.set(true);
-        CompletableFuture.allOf(writers.toArray(new CompletableFuture<?>[0]))
-            .get(60, TimeUnit.SECONDS);
-      }
-      assertThat(scansDuringWrites)
-          .as("scans during which at least one generation committed (else nothing was tested)")
-          .isPositive();
+      }));
     }
+    int scansDuringWrites = 0;
+    try {
+      for (int scan = 0; scan < 5; scan++) {
+        long genBefore = generation.get();
+        checkOneScan(client, table, scan);
+        if (generation.get() > genBefore) {
+          scansDuringWrites++;
+        }
+      }
+    } finally {
+      stop.set(true);
+      CompletableFuture.allOf(writers.toArray(new CompletableFuture<?>[0]))
+          .get(60, TimeUnit.SECONDS);
+    }
+    assertThat(scansDuringWrites)
+        .as("scans during which at least one generation committed (else nothing was tested)")
+        .isPositive();
   }
 
   /** Rewrites every row with {@code gen} in one flush: one request per tablet. */

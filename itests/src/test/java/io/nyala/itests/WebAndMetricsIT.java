@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;
+import io.nyala.client.NyalaClient;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import io.nyala.minicluster.ServerInfo;
 import io.nyala.minicluster.ServerRole;
 import java.net.URI;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * nav bar; the master's pages lead to each table's replicas and on to their tablet servers.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@NyalaCluster
 class WebAndMetricsIT {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -35,40 +38,38 @@ class WebAndMetricsIT {
   }
 
   @Test
-  void everyServerServesHealthMetricsAndAHomePage() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(3).build()) {
-      var client = cluster.newClient();
-      client.createTable("web", TestRows.schema(),
-          new CreateTableOptions().addHashPartitions(List.of("key"), 2).setNumReplicas(3));
-      TestRows.scanAll(client, client.openTable("web"));
-      for (ServerInfo s : cluster.servers()) {
-        assertThat(get(s.webUrl() + "/healthz").statusCode()).as(s.name()).isEqualTo(200);
-        HttpResponse<String> m = get(s.webUrl() + "/metrics");
-        assertThat(m.statusCode()).isEqualTo(200);
-        assertThat(m.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
-        assertThat(m.body()).as(s.name() + " metrics")
-            .contains("# TYPE rpc_requests_total counter")
-            .contains("rpc_requests_total{server=\"" + s.name() + "\"")
-            .contains("tablets{server=\"" + s.name() + "\"}");
-        if (s.role() == ServerRole.TABLET_SERVER) {
-          assertThat(m.body()).contains("tablets{server=\"" + s.name() + "\"} 2")
-              .contains("method=\"Write\"").contains("method=\"Scan\"");
-        } else {
-          assertThat(m.body()).contains("method=\"CreateTable\"");
-        }
-        HttpResponse<String> home = get(s.webUrl() + "/");
-        assertThat(home.statusCode()).isEqualTo(200);
-        assertThat(home.body()).contains(s.name());
-        assertThat(home.body()).contains(s.role() == ServerRole.MASTER ? "web" : "tablet");
-        // The nav bar on every page: its Metrics and Health links answer.
-        for (String label : List.of("Metrics", "Health")) {
-          String href = link(home.body(), Pattern.quote(label));
-          assertThat(get(s.webUrl() + href).statusCode()).as(s.name() + " " + href)
-              .isEqualTo(200);
-        }
+  void everyServerServesHealthMetricsAndAHomePage(MiniCluster cluster, NyalaClient client)
+      throws Exception {
+    client.createTable("web", TestRows.schema(),
+        new CreateTableOptions().addHashPartitions(List.of("key"), 2).setNumReplicas(3));
+    TestRows.scanAll(client, client.openTable("web"));
+    for (ServerInfo s : cluster.servers()) {
+      assertThat(get(s.webUrl() + "/healthz").statusCode()).as(s.name()).isEqualTo(200);
+      HttpResponse<String> m = get(s.webUrl() + "/metrics");
+      assertThat(m.statusCode()).isEqualTo(200);
+      assertThat(m.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
+      assertThat(m.body()).as(s.name() + " metrics")
+          .contains("# TYPE rpc_requests_total counter")
+          .contains("rpc_requests_total{server=\"" + s.name() + "\"")
+          .contains("tablets{server=\"" + s.name() + "\"}");
+      if (s.role() == ServerRole.TABLET_SERVER) {
+        assertThat(m.body()).contains("tablets{server=\"" + s.name() + "\"} 2")
+            .contains("method=\"Write\"").contains("method=\"Scan\"");
+      } else {
+        assertThat(m.body()).contains("method=\"CreateTable\"");
       }
-      followTheLinksFromTheMasterHomePage(cluster);
+      HttpResponse<String> home = get(s.webUrl() + "/");
+      assertThat(home.statusCode()).isEqualTo(200);
+      assertThat(home.body()).contains(s.name());
+      assertThat(home.body()).contains(s.role() == ServerRole.MASTER ? "web" : "tablet");
+      // The nav bar on every page: its Metrics and Health links answer.
+      for (String label : List.of("Metrics", "Health")) {
+        String href = link(home.body(), Pattern.quote(label));
+        assertThat(get(s.webUrl() + href).statusCode()).as(s.name() + " " + href)
+            .isEqualTo(200);
+      }
     }
+    followTheLinksFromTheMasterHomePage(cluster);
   }
 
   /**

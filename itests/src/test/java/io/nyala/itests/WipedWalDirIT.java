@@ -9,6 +9,7 @@ import io.nyala.client.NyalaTable;
 import io.nyala.common.env.Env;
 import io.nyala.common.fs.AtomicFiles;
 import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.NyalaCluster;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
@@ -27,40 +28,39 @@ import org.junit.jupiter.api.Timeout;
  * orphan-block GC would otherwise take every block for garbage.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@NyalaCluster(tservers = 1)
 class WipedWalDirIT {
   @Test
-  void aTserverWithAWipedWalDirRefusesToStartAndDeletesNoBlock() throws Exception {
-    try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(1).build();
-        NyalaClient client = cluster.newClient()) {
-      NyalaTable table = client.createTable("wiped", TestRows.schema(),
-          new CreateTableOptions().addHashPartitions(List.of("key"), 2).setNumReplicas(1));
-      TestRows.insert(client, table, 0, 500);
-      TabletServer ts = cluster.inProcessTabletServer(0);
-      for (TabletReplica r : ts.tabletManager().replicas()) {
-        r.stateMachine().store().flush();
-      }
-      Path root = cluster.dataRoot().resolve(cluster.tabletServer(0).name());
-      Path wal = root.resolve("wal");
-      Path blocks = root.resolve("data").resolve("blocks");
-      cluster.stopTabletServer(0);
-      long before = liveBlocks(blocks);
-      assertThat(before).as("live blocks in %s after the flush", blocks).isPositive();
-
-      AtomicFiles.deleteTree(wal);
-      Files.createDirectories(wal);
-      Throwable refused = catchThrowable(() -> cluster.startTabletServer(0));
-      cluster.stopTabletServer(0);
-
-      SoftAssertions soft = new SoftAssertions();
-      soft.assertThat(refused).as("start with an empty WAL dir").isNotNull();
-      if (refused != null) {
-        soft.assertThat(refused.getMessage()).contains(wal.toString()).contains("WAL dir")
-            .contains("no instance file");
-      }
-      soft.assertThat(liveBlocks(blocks)).as("live blocks in %s after the start attempt", blocks)
-          .isEqualTo(before);
-      soft.assertAll();
+  void aTserverWithAWipedWalDirRefusesToStartAndDeletesNoBlock(MiniCluster cluster,
+      NyalaClient client) throws Exception {
+    NyalaTable table = client.createTable("wiped", TestRows.schema(),
+        new CreateTableOptions().addHashPartitions(List.of("key"), 2).setNumReplicas(1));
+    TestRows.insert(client, table, 0, 500);
+    TabletServer ts = cluster.inProcessTabletServer(0);
+    for (TabletReplica r : ts.tabletManager().replicas()) {
+      r.stateMachine().store().flush();
     }
+    Path root = cluster.dataRoot().resolve(cluster.tabletServer(0).name());
+    Path wal = root.resolve("wal");
+    Path blocks = root.resolve("data").resolve("blocks");
+    cluster.stopTabletServer(0);
+    long before = liveBlocks(blocks);
+    assertThat(before).as("live blocks in %s after the flush", blocks).isPositive();
+
+    AtomicFiles.deleteTree(wal);
+    Files.createDirectories(wal);
+    Throwable refused = catchThrowable(() -> cluster.startTabletServer(0));
+    cluster.stopTabletServer(0);
+
+    SoftAssertions soft = new SoftAssertions();
+    soft.assertThat(refused).as("start with an empty WAL dir").isNotNull();
+    if (refused != null) {
+      soft.assertThat(refused.getMessage()).contains(wal.toString()).contains("WAL dir")
+          .contains("no instance file");
+    }
+    soft.assertThat(liveBlocks(blocks)).as("live blocks in %s after the start attempt", blocks)
+        .isEqualTo(before);
+    soft.assertAll();
   }
 
   /** The live blocks the log block manager finds, opened read-only (as `nyala fs check`). */

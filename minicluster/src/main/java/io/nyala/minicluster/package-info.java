@@ -5,8 +5,11 @@
  * servers of one role), {@code ServerNode} (one server, in-process or external) and
  * {@code LeaderProbe} (which master serves) do the work; {@code ClusterTablets} (reached as
  * {@code cluster.tablets()}) answers tests' questions about tablets over RPC only, with
- * {@code TabletView}, {@code QuorumWait} and {@code RemoteWait}. Owns server lifecycles and
- * addresses; never reaches into server internals beyond handing tests the server objects (and
- * resizing an in-process master's locations cache, the one flag that changes at run time).
+ * {@code TabletView}, {@code QuorumWait} and {@code RemoteWait}. {@code NyalaCluster} declares a
+ * test's cluster for {@code MiniClusterExtension}, which keeps clusters by their
+ * {@code ClusterSpec} (per method, per class or shared across classes) and finds declarations
+ * through {@code ClusterDeclarations}. Owns server lifecycles and addresses; never reaches into
+ * server internals beyond handing tests the server objects (and resizing an in-process master's
+ * locations cache, the one flag that changes at run time).
  */
 package io.nyala.minicluster;

@@ -2,7 +2,6 @@ package io.nyala.minicluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import io.nyala.client.AsyncNyalaClient;
 import io.nyala.client.CreateTableOptions;
@@ -16,7 +15,6 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,16 +24,12 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.platform.launcher.Launcher;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
-import org.junit.platform.launcher.listeners.TestExecutionSummary;
+import org.junit.platform.testkit.engine.EngineExecutionResults;
 
 /**
  * {@code @ExtendWith(MiniClusterExtension.class)}: one default cluster for the class, injected
  * into the constructor, {@code @BeforeAll}, {@code @BeforeEach} and test methods. The classes
- * nested here are run through the JUnit launcher by the tests, never on their own.
+ * nested here are run through {@link ExtensionRuns} by the tests, never on their own.
  */
 @ExtendWith(MiniClusterExtension.class)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -101,9 +95,9 @@ class MiniClusterExtensionTest {
 
   @Test
   void anInstanceRegisteredExtensionFailsEachTestAndSaysToMakeItStatic() {
-    TestExecutionSummary summary = launch(InstanceFieldMisuse.class);
-    assertThat(summary.getTestsStartedCount()).isEqualTo(1);
-    assertThat(summary.getFailures()).singleElement().satisfies(f -> assertThat(f.getException())
+    EngineExecutionResults results = ExtensionRuns.run(InstanceFieldMisuse.class);
+    assertThat(results.testEvents().started().count()).isEqualTo(1);
+    assertThat(ExtensionRuns.failures(results)).singleElement().satisfies(e -> assertThat(e)
         .isInstanceOf(ExtensionConfigurationException.class)
         .hasMessageContaining(InstanceFieldMisuse.class.getName())
         .hasMessageContaining("make the @RegisterExtension field static"));
@@ -111,9 +105,9 @@ class MiniClusterExtensionTest {
 
   @Test
   void theClusterAndItsClientAreClosedWhenTheClassEnds() {
-    TestExecutionSummary summary = launch(RecordsItsCluster.class);
-    assertThat(summary.getFailures()).isEmpty();
-    assertThat(summary.getTestsSucceededCount()).isEqualTo(1);
+    EngineExecutionResults results = ExtensionRuns.run(RecordsItsCluster.class);
+    assertThat(ExtensionRuns.failures(results)).isEmpty();
+    assertThat(results.testEvents().succeeded().count()).isEqualTo(1);
     MiniCluster cluster = RecordsItsCluster.cluster;
     assertThat(cluster.servers()).noneMatch(ServerInfo::running);
     // Its data root now belongs to this test's KeepClusterOnFailure scope, deleted when this
@@ -122,33 +116,10 @@ class MiniClusterExtensionTest {
         .as("the client is closed with the cluster").hasMessageContaining("closed");
   }
 
-  // ---- classes run through the launcher -------------------------------------------------------
-
-  private static volatile boolean launching;
-
-  /** Enables the nested classes only while a test of this class launches them. */
-  static boolean launching() {
-    return launching;
-  }
-
-  private static synchronized TestExecutionSummary launch(Class<?> testClass) {
-    Launcher launcher = LauncherFactory.create();
-    SummaryGeneratingListener listener = new SummaryGeneratingListener();
-    launching = true;
-    try {
-      launcher.execute(LauncherDiscoveryRequestBuilder.request()
-          .selectors(selectClass(testClass))
-          .configurationParameters(Map.of("junit.jupiter.extensions.autodetection.enabled",
-              "false"))
-          .build(), listener);
-    } finally {
-      launching = false;
-    }
-    return listener.getSummary();
-  }
+  // ---- classes run through ExtensionRuns ----------------------------------------------------
 
   /** The misuse: JUnit gives an instance field's extension per-method callbacks only. */
-  @EnabledIf("io.nyala.minicluster.MiniClusterExtensionTest#launching")
+  @EnabledIf("io.nyala.minicluster.ExtensionRuns#launching")
   static class InstanceFieldMisuse {
     @RegisterExtension
     final MiniClusterExtension cluster = new MiniClusterExtension();
@@ -160,7 +131,7 @@ class MiniClusterExtensionTest {
   }
 
   /** Keeps its cluster and client so that the test can look at them after the class ended. */
-  @EnabledIf("io.nyala.minicluster.MiniClusterExtensionTest#launching")
+  @EnabledIf("io.nyala.minicluster.ExtensionRuns#launching")
   static class RecordsItsCluster {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER =

@@ -6,15 +6,14 @@ import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.RowResult;
 import io.nyala.common.HostPort;
-import io.nyala.minicluster.MiniClusterExtension;
+import io.nyala.minicluster.NyalaCluster;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Runs the App against an in-process cluster (1 master, 3 tablet servers) of its own. */
-@ExtendWith(MiniClusterExtension.class)
+@NyalaCluster
 class AppTest {
   @Test
   void writesAndScansPeople(NyalaClient client) {
