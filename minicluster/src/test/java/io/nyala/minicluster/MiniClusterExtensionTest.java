@@ -13,6 +13,7 @@ import io.nyala.client.RowResult;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.minicluster.evidence.DataRootDisposal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -111,7 +112,9 @@ class MiniClusterExtensionTest {
     MiniCluster cluster = RecordsItsCluster.cluster;
     assertThat(cluster.servers()).noneMatch(ServerInfo::running);
     // Its data root now belongs to this test's KeepClusterOnFailure scope, deleted when this
-    // test passes: KeepClusterOnFailureTest checks that.
+    // test passes (KeepClusterOnFailureTest checks that part).
+    assertThat(DataRootDisposal.deletedOrPending(cluster.dataRoot()))
+        .as("close() deletes the data").isTrue();
     assertThatThrownBy(() -> RecordsItsCluster.client.newSession())
         .as("the client is closed with the cluster").hasMessageContaining("closed");
   }

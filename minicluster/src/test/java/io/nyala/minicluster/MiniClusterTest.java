@@ -10,6 +10,7 @@ import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
 import io.nyala.master.MasterServer;
+import io.nyala.minicluster.evidence.DataRootDisposal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,7 +64,8 @@ class MiniClusterTest {
       c.waitForTabletServers();
     }
     // close() hands the data root to KeepClusterOnFailure, which deletes it when this test
-    // passes: KeepClusterOnFailureTest checks that.
+    // passes (KeepClusterOnFailureTest checks that part).
+    assertThat(DataRootDisposal.deletedOrPending(root)).as("close() removes the data").isTrue();
   }
 
   private static String readLog(Path f) {

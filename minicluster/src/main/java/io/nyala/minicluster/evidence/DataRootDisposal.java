@@ -90,6 +90,14 @@ public final class DataRootDisposal {
     }
   }
 
+  /**
+   * Whether a closed cluster's data root is gone or waits for the end of the test (or class)
+   * running now, which deletes it if that passes: what a test asserts after {@code close()}.
+   */
+  public static synchronized boolean deletedOrPending(Path root) {
+    return !java.nio.file.Files.exists(root) || pending().contains(root);
+  }
+
   /** The roots waiting for the innermost open scope's end; empty if none is open. */
   static synchronized List<Path> pending() {
     return SCOPES.isEmpty() ? List.of() : List.copyOf(SCOPES.peek().roots);
