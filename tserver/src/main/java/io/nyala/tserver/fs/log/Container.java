@@ -129,7 +129,8 @@ final class Container {
     long len = Math.max(chunk, physEnd - from);
     // Advanced even if refused, so a file system without fallocate costs one try per chunk.
     preallocatedEnd = from + len;
-    return Fallocate.apply(dataPath(), Fallocate.KEEP_SIZE, List.of(new long[] {from, len, len}));
+    return Fallocate.apply(dataPath(), Fallocate.KEEP_SIZE,
+        List.of(new Fallocate.Range(from, len, len)));
   }
 
   boolean isFull(LbmOptions o) {

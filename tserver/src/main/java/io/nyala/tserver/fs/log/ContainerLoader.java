@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 final class ContainerLoader {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerLoader.class);
   /** A replayed container and its live blocks: id → {offset, length, timestamp}. */
-  record Loaded(Container container, Map<Long, long[]> blocks) {}
+  record Loaded(Container container, Map<Long, Extent> blocks) {}
+
+  /** Where a live block's bytes are in its container, and when it was created. */
+  record Extent(long offset, long length, long timestamp) {}
 
   private final LbmOptions opts;
   private final Env env;
@@ -138,7 +141,7 @@ final class ContainerLoader {
   private void loadOne(Path dir, String id, boolean hasData) {
     int header = env.isEncrypting() ? Container.ENCRYPTION_HEADER : 0;
     Container c = new Container(env, dir, id, header);
-    Map<Long, long[]> blocks = new HashMap<>();
+    Map<Long, Extent> blocks = new HashMap<>();
     Path meta = c.metaPath();
     if (encryptionHeaderTorn(meta)) {
       repair(meta + ": encryption header torn (incomplete container): deleted", c::deleteFiles);
@@ -208,7 +211,7 @@ final class ContainerLoader {
     }
   }
 
-  private void apply(Container c, Map<Long, long[]> blocks, byte[] b, int off, int len,
+  private void apply(Container c, Map<Long, Extent> blocks, byte[] b, int off, int len,
       long pos) {
     byte type = b[off];
     long id = RecordFormat.getLong(b, off + 1);
@@ -219,7 +222,7 @@ final class ContainerLoader {
       c.created++;
       c.nextOffset = Math.max(c.nextOffset, c.alignUp(offset + length));
       long ts = RecordFormat.getLong(b, off + 25);
-      if (blocks.putIfAbsent(id, new long[] {offset, length, ts}) != null) {
+      if (blocks.putIfAbsent(id, new Extent(offset, length, ts)) != null) {
         problems.add(String.format("block %016x: duplicate CREATE in %s at offset %d", id,
             c.metaPath(), pos));
       }
@@ -235,7 +238,7 @@ final class ContainerLoader {
   }
 
   /** A CREATE past the end of the data file names bytes that never reached the disk. */
-  private void checkExtents(Container c, Map<Long, long[]> blocks) {
+  private void checkExtents(Container c, Map<Long, Extent> blocks) {
     long dataSize;
     try (RandomReadFile d = env.newRandomReadFile(c.dataPath(), OpenOptions.SENSITIVE)) {
       dataSize = d.size();
@@ -248,15 +251,16 @@ final class ContainerLoader {
     var it = blocks.entrySet().iterator();
     while (it.hasNext()) {
       var e = it.next();
-      long[] ext = e.getValue();
+      Extent ext = e.getValue();
       // An empty block needs no bytes: its aligned offset may lie past a short file's end.
-      if (ext[1] > 0 && ext[0] + ext[1] > dataSize) {
+      if (ext.length() > 0 && ext.offset() + ext.length() > dataSize) {
         problems.add(String.format("block %016x: CREATE beyond end of %s (offset %d, length %d,"
-            + " file size %d): dropped", e.getKey(), c.dataPath(), ext[0], ext[1], dataSize));
+            + " file size %d): dropped", e.getKey(), c.dataPath(), ext.offset(), ext.length(),
+            dataSize));
         it.remove();
       } else {
         c.liveBlocks++;
-        c.liveBytes += ext[1];
+        c.liveBytes += ext.length();
       }
     }
   }

@@ -51,10 +51,16 @@ final class Fallocate {
   }
 
   /**
-   * Applies {@code mode} to each physical range {@code {offset, length, weight}} with one
-   * descriptor; returns the summed weight of the ranges the OS accepted.
+   * A physical byte range of a file and what it counts for when the OS accepts it (blocks freed
+   * by a punched hole, bytes preallocated).
    */
-  static long apply(Path file, int mode, List<long[]> ranges) {
+  record Range(long offset, long length, long weight) {}
+
+  /**
+   * Applies {@code mode} to each range with one descriptor; returns the summed weight of the
+   * ranges the OS accepted.
+   */
+  static long apply(Path file, int mode, List<Range> ranges) {
     if (LIBC == null || ranges.isEmpty()) {
       return 0;
     }
@@ -64,9 +70,9 @@ final class Fallocate {
     }
     long done = 0;
     try {
-      for (long[] r : ranges) {
-        if (LIBC.fallocate(fd, mode, r[0], r[1]) == 0) {
-          done += r[2];
+      for (Range r : ranges) {
+        if (LIBC.fallocate(fd, mode, r.offset(), r.length()) == 0) {
+          done += r.weight();
         } else if (!warned) {
           warned = true;
           LOG.warn("{}: fallocate(mode {}) failed (errno {}): holes are not punched or space not"

@@ -48,16 +48,15 @@ final class HolePunchQueue {
       return;
     }
     freed.sort(Comparator.comparingLong(LogBlockManager.Loc::offset));
-    List<long[]> ranges = new ArrayList<>();
-    long[] cur = null;
+    List<Fallocate.Range> ranges = new ArrayList<>();
     for (LogBlockManager.Loc l : freed) {
       long end = c.alignUp(l.offset() + l.length());
-      if (cur != null && cur[0] + cur[1] == l.offset() + c.headerBytes) {
-        cur[1] = end + c.headerBytes - cur[0];
-        cur[2]++;
+      Fallocate.Range last = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1);
+      if (last != null && last.offset() + last.length() == l.offset() + c.headerBytes) {
+        ranges.set(ranges.size() - 1, new Fallocate.Range(last.offset(),
+            end + c.headerBytes - last.offset(), last.weight() + 1));
       } else {
-        cur = new long[] {l.offset() + c.headerBytes, end - l.offset(), 1};
-        ranges.add(cur);
+        ranges.add(new Fallocate.Range(l.offset() + c.headerBytes, end - l.offset(), 1));
       }
     }
     holesPunched.addAndGet(HolePuncher.punch(c.dataPath(), ranges));

@@ -15,10 +15,10 @@ final class HolePuncher {
   }
 
   /**
-   * Punches each physical range {@code {offset, length, weight}} with one descriptor; returns
-   * the summed weight (blocks freed) of the ranges the OS punched.
+   * Punches each physical range with one descriptor; returns the summed weight (blocks freed) of
+   * the ranges the OS punched.
    */
-  static long punch(Path file, List<long[]> ranges) {
+  static long punch(Path file, List<Fallocate.Range> ranges) {
     return Fallocate.apply(file, Fallocate.PUNCH_HOLE | Fallocate.KEEP_SIZE, ranges);
   }
 }

@@ -63,23 +63,24 @@ public final class LbmStartupBench {
     long metaBytes = metadataBytes(env, dirs);
     LbmOptions stream = opts.withInmemThreshold(0);
     LbmOptions inMem = opts.withInmemThreshold(LbmOptions.DEFAULT_INMEM_THRESHOLD);
-    long[] live = new long[2];
-    long[] liveMem = new long[2];
-    reopen(stream, live);
-    reopen(inMem, liveMem);
+    Reopen live = reopen(stream);
+    reopen(inMem);
     // The warm-up's startup may have compacted full, mostly-dead containers: say what is timed.
     long timedMetaBytes = metadataBytes(env, dirs);
     long[] s = new long[p.reopens()];
     long[] m = new long[p.reopens()];
     for (int i = 0; i < p.reopens(); i++) {
-      s[i] = reopen(stream, live);
-      m[i] = reopen(inMem, liveMem);
-      if (!Arrays.equals(live, liveMem)) {
-        throw new IllegalStateException("replay modes disagree: streaming " + Arrays.toString(live)
-            + " vs in-memory " + Arrays.toString(liveMem) + " (blocks, containers)");
+      live = reopen(stream);
+      Reopen liveMem = reopen(inMem);
+      s[i] = live.ms();
+      m[i] = liveMem.ms();
+      if (live.blocks() != liveMem.blocks() || live.containers() != liveMem.containers()) {
+        throw new IllegalStateException("replay modes disagree: streaming " + live
+            + " vs in-memory " + liveMem);
       }
     }
-    return new Result(p, live[0], live[1], metaBytes, timedMetaBytes, holes, buildSeconds, s, m);
+    return new Result(p, live.blocks(), live.containers(), metaBytes, timedMetaBytes, holes,
+        buildSeconds, s, m);
   }
 
   private static void build(LogBlockManager bm, Params p, AtomicLong progress) {
@@ -106,14 +107,14 @@ public final class LbmStartupBench {
     }
   }
 
-  /** Returns elapsed ms; stores live blocks and containers in {@code out}. */
-  private static long reopen(LbmOptions o, long[] out) {
+  /** One timed reopen: how long it took and the live blocks and containers it found. */
+  private record Reopen(long ms, long blocks, long containers) {}
+
+  private static Reopen reopen(LbmOptions o) {
     long t = System.nanoTime();
     try (LogBlockManager bm = LogBlockManager.open(o)) {
       long ms = (System.nanoTime() - t) / 1_000_000;
-      out[0] = bm.metrics().blocksUnderManagement();
-      out[1] = bm.metrics().containers();
-      return ms;
+      return new Reopen(ms, bm.metrics().blocksUnderManagement(), bm.metrics().containers());
     }
   }
 

@@ -73,9 +73,10 @@ public final class LogBlockManager implements BlockManager {
   }
 
   private void addLoaded(ContainerLoader.Loaded ld) {
-    for (Map.Entry<Long, long[]> e : ld.blocks().entrySet()) {
-      long[] ext = e.getValue();
-      Loc prev = blocks.putIfAbsent(e.getKey(), new Loc(ld.container(), ext[0], ext[1]));
+    for (Map.Entry<Long, ContainerLoader.Extent> e : ld.blocks().entrySet()) {
+      ContainerLoader.Extent ext = e.getValue();
+      Loc prev = blocks.putIfAbsent(e.getKey(),
+          new Loc(ld.container(), ext.offset(), ext.length()));
       if (prev != null) {
         throw NyalaException.corruption("block %016x: live in two containers: %s and %s",
             e.getKey(), prev.c(), ld.container());

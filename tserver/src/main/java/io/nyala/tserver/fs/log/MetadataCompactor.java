@@ -19,18 +19,18 @@ final class MetadataCompactor {
 
   private MetadataCompactor() {}
 
-  static void rewrite(Env env, Container c, Map<Long, long[]> blocks) {
+  static void rewrite(Env env, Container c, Map<Long, ContainerLoader.Extent> blocks) {
     // Offset order keeps nextOffset and reads of the new file as sequential as the old.
     Map<Long, Long> byOffset = new TreeMap<>();
-    blocks.forEach((id, ext) -> byOffset.put(ext[0], id));
+    blocks.forEach((id, ext) -> byOffset.put(ext.offset(), id));
     byte[] buf = new byte[RecordFormat.HEADER_SIZE
         + blocks.size() * (RecordFormat.FRAME + RecordFormat.CREATE_SIZE)];
     byte[] header = RecordFormat.header();
     System.arraycopy(header, 0, buf, 0, header.length);
     int pos = header.length;
     for (long id : byOffset.values()) {
-      long[] ext = blocks.get(id);
-      pos = RecordFormat.putCreate(buf, pos, id, ext[0], ext[1], ext[2]);
+      ContainerLoader.Extent ext = blocks.get(id);
+      pos = RecordFormat.putCreate(buf, pos, id, ext.offset(), ext.length(), ext.timestamp());
     }
     replace(env, c.metaPath(), buf, pos);
     c.created = blocks.size();
