@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
@@ -93,6 +94,14 @@ public final class SysCatalog {
   /** Called (on a Ratis thread) when the group's leader changes. */
   public void setLeaderListener(Runnable r) {
     stateMachine.setLeaderListener(r);
+  }
+
+  /**
+   * Called (on the apply thread, so it must be quick) with the id of each tablet an applied
+   * entry put or deleted.
+   */
+  public void setTabletListener(Consumer<String> l) {
+    stateMachine.setTabletListener(l);
   }
 
   /** Replicates and applies {@code batch}; completes after this master applied it. */

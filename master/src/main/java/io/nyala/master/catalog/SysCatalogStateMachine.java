@@ -11,6 +11,7 @@ import io.nyala.common.security.LogPayloads;
 import java.io.File;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -61,6 +62,7 @@ final class SysCatalogStateMachine extends BaseStateMachine {
   private final LocationsVersions versions = new LocationsVersions();
   private CatalogState state = new CatalogState(versions);
   private volatile Runnable leaderListener = () -> { };
+  private volatile Consumer<String> tabletListener = id -> { };
 
   SysCatalogStateMachine(Env env, LogPayloads payloads) {
     this.env = env;
@@ -87,6 +89,11 @@ final class SysCatalogStateMachine extends BaseStateMachine {
 
   void setLeaderListener(Runnable r) {
     leaderListener = r;
+  }
+
+  /** Told the id of each tablet put or deleted by an applied entry, after it applied. */
+  void setTabletListener(Consumer<String> l) {
+    tabletListener = l;
   }
 
   @Override
@@ -121,6 +128,13 @@ final class SysCatalogStateMachine extends BaseStateMachine {
         state.apply(op);
       }
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    }
+    for (SysCatalogOpPB op : batch.getOpsList()) {
+      switch (op.getOpCase()) {
+        case PUT_TABLET -> tabletListener.accept(op.getPutTablet().getTabletId());
+        case DELETE_TABLET_ID -> tabletListener.accept(op.getDeleteTabletId());
+        default -> { }
+      }
     }
     return CompletableFuture.completedFuture(Message.EMPTY);
   }
