@@ -80,15 +80,17 @@ public final class CatalogManager {
     this.reports = new ReplicaReports(catalog::bumpLocationsOfTablet);
     this.creator = new TabletCreator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs());
+    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
+        tsManager);
+    catalog.setTabletListener(reportProcessor::tabletChanged);
     this.leadership = new CatalogLeadership(catalog, () -> {
       reports.clear();
+      reportProcessor.clear();
       tsManager.onBecomeLeader();
       leaderReadyHook.run();
     });
     this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs(), tsManager::isLive);
-    this.reportProcessor = new TabletReportProcessor(catalog, reports, creator, admin,
-        tsManager);
   }
 
   /**
@@ -134,11 +136,15 @@ public final class CatalogManager {
     return leadership;
   }
 
-  /** Periodic work on the master's background thread: leadership, tablet creation. */
+  /**
+   * Periodic work on the master's background thread: leadership, tablet creation, schema
+   * propagation, and a second look at the replicas of tablets whose catalog entry changed.
+   */
   public void tick() {
     if (leadership.poll()) {
       creator.sweep();
       schemas.sweep();
+      reportProcessor.recheck();
     }
   }
 

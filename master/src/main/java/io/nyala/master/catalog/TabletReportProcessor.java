@@ -1,6 +1,8 @@
 package io.nyala.master.catalog;
 
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
@@ -11,6 +13,8 @@ import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * configuration that excludes it, whose index the DeleteTablet carries as compare-and-set. A
  * tablet the catalog does not know is left alone: logged once and counted
  * ({@link #unknownReplicas}).
+ *
+ * <p>A tablet server re-sends a replica's report only when it changed, so a verdict is not
+ * final: a replica reported while still a member, or before any committed configuration proved
+ * its exclusion, is looked at again whenever its tablet's catalog entry changes
+ * ({@link #tabletChanged}, {@link #recheck}), and a delete that did not arrive is retried at
+ * the server's next heartbeat ({@link UndecidedReplicas}).
  */
 final class TabletReportProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(TabletReportProcessor.class);
@@ -38,11 +48,16 @@ final class TabletReportProcessor {
   /** A replica of a tablet the catalog does not know, as reported by one tserver. */
   record UnknownReplica(String tabletId, String tsUuid) {}
 
+  /** A reported replica to look at again; {@code copying}: a tablet copy into it runs. */
+  private record Reported(String tabletId, String tsUuid, boolean copying) {}
+
   private final SysCatalog catalog;
   private final ReplicaReports reports;
   private final TabletCreator creator;
   private final TSAdminClient admin;
   private final ConfigReconciler configs;
+  private final TSManager tsManager;
+  private final UndecidedReplicas undecided = new UndecidedReplicas();
   /** (tablet id, tserver uuid) of replicas joining a tablet: not strays though not listed. */
   private volatile BiPredicate<String, String> joining = (t, u) -> false;
   private final Set<UnknownReplica> unknown = ConcurrentHashMap.newKeySet();
@@ -54,6 +69,7 @@ final class TabletReportProcessor {
     this.reports = reports;
     this.creator = creator;
     this.admin = admin;
+    this.tsManager = tsManager;
   }
 
   void setJoining(BiPredicate<String, String> joining) {
@@ -67,14 +83,17 @@ final class TabletReportProcessor {
 
   void process(TSDescriptor ts, TabletReportPB report) {
     String uuid = ts.uuid();
+    undecided.heartbeatFrom(uuid);
     Set<String> reportedIds = new HashSet<>();
     report.getUpdatedTabletsList().forEach(r -> reportedIds.add(r.getTabletId()));
     if (!report.getIsIncremental()) {
       reports.retainOnly(uuid, reportedIds);
+      undecided.retainOnly(uuid, reportedIds);
       unknown.removeIf(u -> u.tsUuid().equals(uuid) && !reportedIds.contains(u.tabletId()));
     }
     report.getRemovedTabletIdsList().forEach(id -> {
       reports.remove(uuid, id);
+      undecided.release(id, uuid);
       unknown.remove(new UnknownReplica(id, uuid));
     });
     Map<String, Known> known = lookUp(uuid, reportedIds);
@@ -84,39 +103,131 @@ final class TabletReportProcessor {
         notAMember(ts, r, k);
         continue;
       }
+      undecided.release(r.getTabletId(), uuid);
       ReplicaReports.Leader leader = reports.update(uuid, r);
       if (k.tablet().getState() == SysTabletStatePB.SYS_TABLET_CREATING) {
         creator.promoteIfUp(k.tablet());
       }
       configs.reconcile(k.tablet(), uuid, r, leader);
     }
+    changedSince(known);
+  }
+
+  /**
+   * A catalog change applied between this report's verdicts and their recording may have been
+   * looked at before the replica was recorded: such tablets are looked at again.
+   */
+  private void changedSince(Map<String, Known> known) {
+    catalog.read(s -> {
+      known.forEach((id, k) -> {
+        if (k.tablet() != null && s.tablet(id) != k.tablet()) {
+          undecided.changed(id);
+        }
+      });
+      return null;
+    });
+  }
+
+  /** Called (on the catalog's apply thread) when a tablet's catalog entry changed. */
+  void tabletChanged(String tabletId) {
+    undecided.changed(tabletId);
+  }
+
+  /**
+   * Looks again at every replica reported for the tablets whose catalog entry changed since the
+   * last call (and at replicas whose delete is retried): one that is no longer a member is
+   * deleted under the same rules as on a report. Runs on the master's background thread; the
+   * work is proportional to the replicas of the changed tablets only.
+   */
+  void recheck() {
+    List<String> ids = undecided.drainChanged();
+    if (ids.isEmpty()) {
+      return;
+    }
+    List<Reported> replicas = reportedReplicas(ids);
+    Map<Reported, Known> verdicts = catalog.read(s -> {
+      Map<Reported, Known> out = new LinkedHashMap<>();
+      for (Reported r : replicas) {
+        out.put(r, verdict(s, r.tsUuid(), r.tabletId()));
+      }
+      return out;
+    });
+    verdicts.forEach((r, k) -> {
+      TSDescriptor ts = tsManager.get(r.tsUuid());
+      if (k.verdict() == Verdict.MEMBER) {
+        undecided.release(r.tabletId(), r.tsUuid());
+      } else if (ts != null) {
+        decide(ts, r.tabletId(), r.copying(), k);
+      }
+    });
+  }
+
+  /** The replicas last reported, or held undecided, for {@code ids}. */
+  private List<Reported> reportedReplicas(List<String> ids) {
+    Map<String, Reported> out = new LinkedHashMap<>();
+    for (String id : ids) {
+      reports.replicasOf(id).forEach((u, st) ->
+          out.put(id + "/" + u, new Reported(id, u, st.copying())));
+      undecided.of(id).forEach((u, copying) ->
+          out.putIfAbsent(id + "/" + u, new Reported(id, u, copying)));
+    }
+    return List.copyOf(out.values());
+  }
+
+  /** Forgets what is held: a new leadership starts from fresh reports. */
+  void clear() {
+    undecided.clear();
   }
 
   private void notAMember(TSDescriptor ts, ReportedTabletPB r, Known k) {
     String uuid = ts.uuid();
     String id = r.getTabletId();
-    switch (k.verdict()) {
-      case UNKNOWN -> {
-        if (unknown.add(new UnknownReplica(id, uuid))) {
-          LOG.warn("tablet server {} reports tablet {}, which this master's catalog does not "
-              + "know: leaving it alone (if the catalog was lost or this tablet server belongs "
-              + "to another cluster, restore the catalog or point it at its own masters)",
-              uuid, id);
-        }
+    if (k.verdict() == Verdict.UNKNOWN) {
+      undecided.release(id, uuid);
+      if (unknown.add(new UnknownReplica(id, uuid))) {
+        LOG.warn("tablet server {} reports tablet {}, which this master's catalog does not "
+            + "know: leaving it alone (if the catalog was lost or this tablet server belongs "
+            + "to another cluster, restore the catalog or point it at its own masters)",
+            uuid, id);
       }
+      return;
+    }
+    if (k.verdict() == Verdict.EXCLUDED && isJoiner(id, uuid, r.getTabletCopyInProgress())) {
+      reports.updateOutsider(uuid, r);
+    }
+    decide(ts, id, r.getTabletCopyInProgress(), k);
+  }
+
+  private boolean isJoiner(String id, String uuid, boolean copying) {
+    return joining.test(id, uuid) || copying;
+  }
+
+  /**
+   * Acts on a verdict other than MEMBER: deletes what the catalog positively says is gone, and
+   * holds the rest undecided until its tablet's catalog entry changes.
+   */
+  private void decide(TSDescriptor ts, String id, boolean copying, Known k) {
+    String uuid = ts.uuid();
+    switch (k.verdict()) {
       case DROPPED -> {
+        undecided.release(id, uuid);
         reports.remove(uuid, id);
         sendDelete(uuid, ts.rpcAddress(), DeleteTabletRequestPB.newBuilder().setTabletId(id)
             .setReason(k.reason()).setTabletDropped(true).build());
       }
       case EXCLUDED -> {
-        if (joining.test(id, uuid) || r.getTabletCopyInProgress()) {
-          reports.updateOutsider(uuid, r);
+        if (isJoiner(id, uuid, copying)) {
+          undecided.hold(id, uuid, copying);
           return; // a joiner: in the catalog once the leader commits the change
         }
+        undecided.release(id, uuid);
         reports.remove(uuid, id);
         sendDelete(uuid, ts.rpcAddress(), DeleteTabletRequestPB.newBuilder().setTabletId(id)
             .setReason(k.reason()).setCasConfigIndex(k.tablet().getConfigIndex()).build());
+      }
+      case UNPROVEN -> {
+        undecided.hold(id, uuid, copying);
+        LOG.debug("tablet {} on {}: {}", id, uuid, k.reason());
       }
       default -> LOG.debug("tablet {} on {}: {}", id, uuid, k.reason());
     }
@@ -159,16 +270,27 @@ final class TabletReportProcessor {
         + t.getConfigIndex() + " has no replica on tablet server " + tsUuid);
   }
 
-  /** Sends a positive delete (a tombstone, or an exclusion with its configuration index). */
+  /**
+   * Sends a positive delete (a tombstone, or an exclusion with its configuration index). If it
+   * does not succeed the replica is held undecided: looked at again when its tablet's catalog
+   * entry changes, and, unless the tserver refused it, when the tserver heartbeats again.
+   */
   void sendDelete(String tsUuid, HostPort addr, DeleteTabletRequestPB req) {
-    LOG.info("deleting tablet {} on tablet server {}: {}", req.getTabletId(), tsUuid,
-        req.getReason());
+    String id = req.getTabletId();
+    LOG.info("deleting tablet {} on tablet server {}: {}", id, tsUuid, req.getReason());
     admin.deleteTablet(addr, req).whenComplete((v, t) -> {
-      if (t != null) {
-        // Fine: the next report from that tserver triggers another attempt.
-        LOG.info("DeleteTablet {} on tablet server {} failed: {}", req.getTabletId(), tsUuid,
-            t.getMessage());
+      if (t == null) {
+        return;
       }
+      NyalaException e = NyalaException.from(t);
+      if (e.code() == StatusCode.NOT_FOUND) {
+        return; // the replica is gone already
+      }
+      undecided.hold(id, tsUuid, false);
+      if (e.code() != StatusCode.ILLEGAL_STATE) {
+        undecided.retryAtHeartbeat(tsUuid, id);
+      }
+      LOG.info("DeleteTablet {} on tablet server {} failed: {}", id, tsUuid, e.getMessage());
     });
   }
 }
