@@ -49,6 +49,12 @@ final class FakeTServer implements AutoCloseable {
   /** When set, ChangeConfig is answered with SERVICE_UNAVAILABLE (a change that failed). */
   volatile boolean failChanges;
   /**
+   * When positive, that many DeleteTablet calls are answered SERVICE_UNAVAILABLE (recorded in
+   * {@link #failedDeletes}, not in {@link #deletes}): a delete that did not arrive.
+   */
+  final AtomicInteger deletesToFail = new AtomicInteger();
+  final List<DeleteTabletRequestPB> failedDeletes = new CopyOnWriteArrayList<>();
+  /**
    * When set, ChangeConfig and AlterSchema are answered NOT_LEADER naming this server (a replica
    * of a hibernated tablet that woke its group, which elected another leader).
    */
@@ -166,6 +172,13 @@ final class FakeTServer implements AutoCloseable {
     @Override
     public void deleteTablet(DeleteTabletRequestPB req,
         StreamObserver<DeleteTabletResponsePB> out) {
+      if (deletesToFail.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        failedDeletes.add(req);
+        out.onNext(DeleteTabletResponsePB.newBuilder().setError(NyalaException.unavailable(
+            "tablet server %s is shutting down", uuid).toPb()).build());
+        out.onCompleted();
+        return;
+      }
       deletes.add(req);
       out.onNext(DeleteTabletResponsePB.getDefaultInstance());
       out.onCompleted();

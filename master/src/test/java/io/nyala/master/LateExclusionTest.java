@@ -87,6 +87,26 @@ class LateExclusionTest {
     after.forEach(u -> assertThat(byUuid.get(u).deleted(tablet)).isFalse());
   }
 
+  @Test
+  void aDeleteThatDidNotArriveIsRetriedAtTheNextHeartbeat() {
+    SysTabletEntryPB t = runningTablet("delete-retried");
+    String tablet = t.getTabletId();
+    FakeTServer leader = byUuid.get(t.getReplicas(0).getUuid());
+    FakeTServer outsider = outsiderOf(t);
+    reportConfig(leader, tablet, peersOf(t), 6);
+
+    outsider.deletesToFail.set(1);
+    outsider.heartbeat(m.stub(), FakeTServer.incremental(FakeTServer.follower(tablet, "", 1)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> outsider.failedDeletes.stream()
+        .anyMatch(d -> d.getTabletId().equals(tablet)));
+    // Nothing changed on the server, so its next report does not name the replica again.
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
+      outsider.heartbeat(m.stub(), FakeTServer.incremental());
+      return outsider.deleted(tablet);
+    });
+    assertThat(deleteOf(outsider, tablet).getCasConfigIndex()).isEqualTo(6);
+  }
+
   /** Creates a one-tablet table of 3 replicas and makes it RUNNING; returns its tablet. */
   private static SysTabletEntryPB runningTablet(String table) {
     String id = m.stub().createTable(Tables.create(table, 1, 3)).getTableId();
