@@ -128,9 +128,14 @@ final class TabletReportProcessor {
     });
   }
 
-  /** Called (on the catalog's apply thread) when a tablet's catalog entry changed. */
+  /**
+   * Called (on the catalog's apply thread) when a tablet's catalog entry changed. Only the
+   * leader hears reports; a follower keeps nothing, so its set stays empty until it leads.
+   */
   void tabletChanged(String tabletId) {
-    undecided.changed(tabletId);
+    if (catalog.isLeader()) {
+      undecided.changed(tabletId);
+    }
   }
 
   /**
