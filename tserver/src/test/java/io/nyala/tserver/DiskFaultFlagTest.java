@@ -11,6 +11,7 @@ import io.nyala.common.env.DiskFaults;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.tablet.BlockTabletStore;
+import io.nyala.tserver.web.StatusPage;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -72,10 +73,13 @@ class DiskFaultFlagTest {
     BlockTabletStore store = ts.tabletManager().get(tablet).blockStore();
     assertThat(store.diskFull()).isNotNull();
     assertThat(store.durableIndex()).isZero();
+    assertThat(StatusPage.render(ts)).contains("flush failed, the disk is full")
+        .doesNotContain("Failed data dirs");
 
     ts.diskFaults().clear();
     assertThat(ts.snapshotTablet(tablet)).isPositive();
     assertThat(store.diskFull()).isNull();
+    assertThat(StatusPage.render(ts)).doesNotContain("the disk is full");
     assertThat(fx.scanAll(ts, tablet, 40)).hasSize(150);
   }
 
@@ -90,6 +94,8 @@ class DiskFaultFlagTest {
     assertThat(w.getError().getMessage()).contains(tablet).contains("FAILED")
         .contains("flush failed on a disk error").contains("Input/output error");
     assertThat(ts.tabletManager().get(tablet).state().name()).isEqualTo("FAILED");
+    assertThat(StatusPage.render(ts)).contains("Failed data dirs")
+        .contains(data().resolve("blocks").toString()).contains("cannot sync");
   }
 
   @Test
