@@ -24,10 +24,13 @@ final class DiskEnv implements Env {
   private final KeyMaterial serverKey;
   /** Algorithm of newly created encrypted files; null when not encrypting. */
   private final CipherAlgorithm newFileAlgorithm;
+  /** Injected disk faults (none unless a test or a fault flag sets some). */
+  private final DiskFaults faults;
 
-  DiskEnv(KeyMaterial serverKey, CipherAlgorithm newFileAlgorithm) {
+  DiskEnv(KeyMaterial serverKey, CipherAlgorithm newFileAlgorithm, DiskFaults faults) {
     this.serverKey = serverKey;
     this.newFileAlgorithm = newFileAlgorithm;
+    this.faults = faults;
   }
 
   @Override
@@ -83,10 +86,10 @@ final class DiskEnv implements Env {
   /** Reads or (for an empty file opened to write) writes the encryption header. */
   private FileBackend attach(Path path, FileChannel ch, boolean encrypted, boolean writing) {
     if (!encrypted) {
-      return new FileBackend(path, ch, null);
+      return new FileBackend(path, ch, null, faults);
     }
     try {
-      FileBackend raw = new FileBackend(path, ch, null);
+      FileBackend raw = new FileBackend(path, ch, null, faults);
       AesCtr ctr;
       if (writing && ch.size() == 0) {
         // Empty: new, or created by a crash before its header was written; no data to lose.
@@ -99,7 +102,7 @@ final class DiskEnv implements Env {
         int got = raw.preadRaw(0, h, 0, h.length);
         ctr = new AesCtr(EncryptionHeader.parse(path.toString(), h, got, serverKey).fileKey());
       }
-      return new FileBackend(path, ch, ctr);
+      return new FileBackend(path, ch, ctr, faults);
     } catch (IOException | RuntimeException e) {
       closeQuietly(ch, e);
       throw e instanceof IOException io ? NyalaException.ioError(path + ": " + io, io)
@@ -155,6 +158,11 @@ final class DiskEnv implements Env {
 
   @Override
   public void syncDir(Path dir) {
+    try {
+      faults.check(DiskFaults.Op.SYNC, dir);
+    } catch (IOException e) {
+      throw NyalaException.ioError("cannot sync directory " + dir + ": " + e, e);
+    }
     DurableDirs.sync(dir);
   }
 

@@ -12,12 +12,18 @@ import java.util.List;
  * IO_ERROR, and CORRUPTION naming the file for a bad encryption header or a wrong server key.
  *
  * <p>An interface because it is a real seam: tests may put a fault-injecting or in-memory env
- * behind the block managers.
+ * behind the block managers. The disk env itself injects the faults a {@link DiskFaults} holds
+ * (EIO, ENOSPC on write or sync), so that servers under test see them on their real files.
  */
 public interface Env {
   /** An env that never encrypts. */
   static Env plain() {
-    return new DiskEnv(null, null);
+    return plain(new DiskFaults());
+  }
+
+  /** An env that never encrypts, whose files fail as {@code faults} say (for fault tests). */
+  static Env plain(DiskFaults faults) {
+    return new DiskEnv(null, null, faults);
   }
 
   /**
@@ -26,7 +32,12 @@ public interface Env {
    * algorithm their header names.
    */
   static Env encrypted(KeyMaterial serverKey, int keyBits) {
-    return new DiskEnv(serverKey, CipherAlgorithm.forKeyBits(keyBits));
+    return encrypted(serverKey, keyBits, new DiskFaults());
+  }
+
+  /** An encrypting env (see above) whose files fail as {@code faults} say. */
+  static Env encrypted(KeyMaterial serverKey, int keyBits, DiskFaults faults) {
+    return new DiskEnv(serverKey, CipherAlgorithm.forKeyBits(keyBits), faults);
   }
 
   /** Whether sensitive files are encrypted. */

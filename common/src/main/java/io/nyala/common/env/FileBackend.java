@@ -27,11 +27,14 @@ final class FileBackend implements AutoCloseable {
   /** Null for a plain file. */
   private final AesCtr ctr;
   private final int header;
+  /** Faults injected under this file's env; consulted before each write and sync. */
+  private final DiskFaults faults;
 
-  FileBackend(Path path, FileChannel ch, AesCtr ctr) {
+  FileBackend(Path path, FileChannel ch, AesCtr ctr, DiskFaults faults) {
     this.path = path;
     this.ch = ch;
     this.ctr = ctr;
+    this.faults = faults;
     this.header = ctr == null ? 0 : EncryptionHeader.SIZE;
   }
 
@@ -186,6 +189,7 @@ final class FileBackend implements AutoCloseable {
 
   void sync() {
     try {
+      faults.check(DiskFaults.Op.SYNC, path);
       // fdatasync: it also flushes a changed file size, which appends need.
       ch.force(false);
     } catch (IOException e) {
@@ -238,6 +242,7 @@ final class FileBackend implements AutoCloseable {
   void pwriteRaw(long phys, byte[] b, int off, int len) {
     ByteBuffer buf = ByteBuffer.wrap(b, off, len);
     try {
+      faults.check(DiskFaults.Op.WRITE, path);
       while (buf.hasRemaining()) {
         ch.write(buf, phys + buf.position() - off);
       }

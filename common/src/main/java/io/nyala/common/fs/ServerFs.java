@@ -3,6 +3,7 @@ package io.nyala.common.fs;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.env.DiskFaults;
 import io.nyala.common.env.Env;
 import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.common.security.KeyMaterial;
@@ -42,6 +43,8 @@ public final class ServerFs {
   /** The unwrapped server key, or null when this server does not encrypt. */
   private final KeyMaterial serverKey;
   private final Env env;
+  /** Faults injected into {@link #env} (docs/data-safety.md, "Disk faults"); none by default. */
+  private final DiskFaults diskFaults = new DiskFaults();
 
   private ServerFs(Path walDir, List<Path> dataDirs, InstancePB instance, boolean formatted,
       KeyMaterial serverKey) {
@@ -50,8 +53,8 @@ public final class ServerFs {
     this.instance = instance;
     this.formatted = formatted;
     this.serverKey = serverKey;
-    this.env = serverKey == null ? Env.plain()
-        : Env.encrypted(serverKey, instance.getServerKeyBits());
+    this.env = serverKey == null ? Env.plain(diskFaults)
+        : Env.encrypted(serverKey, instance.getServerKeyBits(), diskFaults);
   }
 
   /** Opens the directories of a server that does not encrypt, formatting them if needed. */
@@ -193,6 +196,14 @@ public final class ServerFs {
   /** The door for this server's sensitive files: encrypting iff the server encrypts. */
   public Env env() {
     return env;
+  }
+
+  /**
+   * The disk faults {@link #env()} injects: tests (and the tserver's fault flag) add rules here
+   * to make this server's writes or syncs under a dir fail (docs/data-safety.md, "Disk faults").
+   */
+  public DiskFaults diskFaults() {
+    return diskFaults;
   }
 
   /** The server key, or null when the server does not encrypt. */

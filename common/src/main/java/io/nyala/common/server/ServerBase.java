@@ -5,6 +5,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
+import io.nyala.common.env.DiskFaults;
 import io.nyala.common.env.Env;
 import io.nyala.common.fs.DirLock;
 import io.nyala.common.fs.ServerFs;
@@ -103,6 +104,7 @@ public abstract class ServerBase implements AutoCloseable {
       throw e;
     }
     LogContext.registerAlias(fs.uuid(), name);
+    injectDiskFaults();
     metrics = new MetricRegistry(name);
     metrics.doubleGauge("server_uptime_seconds", "Seconds since the server started",
         () -> (System.nanoTime() - startNanos) / 1e9);
@@ -188,6 +190,15 @@ public abstract class ServerBase implements AutoCloseable {
     return role.equals("tserver") ? "tablet server" : role;
   }
 
+  /** Installs {@code --fault_disk_errors} (docs/data-safety.md, "Disk faults"). */
+  private void injectDiskFaults() {
+    for (String spec : options.faultDiskErrors) {
+      DiskFaults.Rule r = DiskFaults.parse(spec);
+      fs.diskFaults().inject(r);
+      LOG.warn("UNSAFE test fault on: --fault_disk_errors: {}", r);
+    }
+  }
+
   /** Registers something to close (before the listeners) when the server stops. */
   protected void onClose(AutoCloseable c) {
     closeables.add(c);
@@ -196,6 +207,14 @@ public abstract class ServerBase implements AutoCloseable {
   /** The door for every sensitive file of this server (encrypting iff the server encrypts). */
   public Env env() {
     return fs.env();
+  }
+
+  /**
+   * The disk faults {@link #env()} injects into this server's files (tests add rules here; see
+   * docs/data-safety.md, "Disk faults"). Null before the server opened its directories.
+   */
+  public DiskFaults diskFaults() {
+    return fs == null ? null : fs.diskFaults();
   }
 
   /** The cluster key source, or null when this server does not encrypt. */

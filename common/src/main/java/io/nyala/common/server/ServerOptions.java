@@ -100,6 +100,13 @@ public class ServerOptions {
           + "in production. Default: ${DEFAULT-VALUE}.")
   public boolean unlockUnsafeFlags;
 
+  @Option(names = "--fault_disk_errors", split = ",",
+      description = "UNSAFE, for tests only: KIND:OP:PATH[,...]; every write (OP=WRITE) or fsync "
+          + "(OP=SYNC) of this server's files under PATH fails with KIND (EIO or ENOSPC) until "
+          + "the server stops, e.g. EIO:SYNC:/data/1. Ratis' own WAL files are not affected "
+          + "(docs/data-safety.md, \"Disk faults\"). Never set it in production. Default: none.")
+  public List<String> faultDiskErrors = new ArrayList<>();
+
   @Option(names = "--raft_property",
       description = "Unsafe, for experts: a raw Ratis property key=value (repeatable).")
   public Map<String, String> raftProperties = new LinkedHashMap<>();

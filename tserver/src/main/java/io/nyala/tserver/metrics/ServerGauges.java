@@ -119,5 +119,11 @@ public final class ServerGauges {
     metrics.counterFrom("block_manager_dead_containers_deleted_total",
         "Containers deleted because no live block was left in them",
         () -> bm.get().metrics().deadContainersDeleted());
+    metrics.gauge("block_manager_failed_data_dirs", "Data dirs that failed at run time (an I/O "
+        + "error on a block write or sync); they take no new blocks until a restart",
+        () -> bm.get().metrics().failedDataDirs());
+    metrics.counterFrom("block_manager_disk_full_errors_total",
+        "Block writes and syncs that failed because the disk was full (ENOSPC)",
+        () -> bm.get().metrics().noSpaceErrors());
   }
 }

@@ -44,6 +44,8 @@ public final class BlockTabletStore implements TabletStore {
   /** OPEN until closed, retired or destroyed; moved by {@link #maintenance} only. */
   private final StoreLifecycle lifecycle;
   final StoreMaintenance maintenance;
+  /** What a flush or compaction that failed on the disk does to this tablet. */
+  private final StoreDiskErrors diskErrors;
   private volatile Runnable flushListener = () -> {};
 
   private BlockTabletStore(String tabletId, Env env, TabletBlocks blocks, Path superblockFile,
@@ -56,6 +58,7 @@ public final class BlockTabletStore implements TabletStore {
     this.lifecycle = new StoreLifecycle(tabletId);
     this.maintenance =
         new StoreMaintenance(tabletId, env, blocks, superblockFile, state, lifecycle, sb);
+    this.diskErrors = new StoreDiskErrors(tabletId, blocks);
     for (RowSet rs : loaded) {
       rs.diskLayers().forEach(maintenance::watch);
     }
@@ -179,16 +182,34 @@ public final class BlockTabletStore implements TabletStore {
 
   @Override
   public boolean flush() {
-    boolean flushed = maintenance.flush();
+    boolean flushed;
+    try {
+      flushed = maintenance.flush();
+    } catch (RuntimeException e) {
+      throw diskErrors.failed("flush", e);
+    }
     if (flushed) {
+      diskErrors.flushed();
       flushListener.run();
     }
     return flushed;
   }
 
+  /**
+   * Why this tablet's flushes fail for a full disk (its rows wait in memory and in the Raft log),
+   * or null; cleared by the next flush that succeeds (docs/data-safety.md, "Disk faults").
+   */
+  public NyalaException diskFull() {
+    return diskErrors.diskFull();
+  }
+
   @Override
   public void compact() {
-    maintenance.compactAll();
+    try {
+      maintenance.compactAll();
+    } catch (RuntimeException e) {
+      throw diskErrors.failed("compaction", e);
+    }
   }
 
   /** Whether this store was closed (its replica hibernated, was deleted or replaced). */
@@ -198,7 +219,11 @@ public final class BlockTabletStore implements TabletStore {
 
   /** Runs the compaction {@code policy} picks now (the maintenance thread); null if none. */
   public CompactionResult compactIfNeeded(CompactionPolicy policy) {
-    return maintenance.compact(policy, false);
+    try {
+      return maintenance.compact(policy, false);
+    } catch (RuntimeException e) {
+      throw diskErrors.failed("compaction", e);
+    }
   }
 
   @Override

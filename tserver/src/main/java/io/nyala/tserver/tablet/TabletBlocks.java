@@ -33,6 +33,14 @@ final class TabletBlocks implements BlockManager {
     this.onDamaged = hook;
   }
 
+  /**
+   * Reports damage found outside a read (a flush that failed on a disk error, see
+   * {@link StoreDiskErrors}) to the hook, which marks the replica FAILED.
+   */
+  void reportDamage(NyalaException why) {
+    onDamaged.accept(why);
+  }
+
   /** The CORRUPTION a damaged block becomes; also reported to the hook. */
   private NyalaException damaged(BlockId id, RuntimeException e) {
     NyalaException cause = NyalaException.from(e);

@@ -1,12 +1,17 @@
 package io.nyala.tserver.web;
 
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.web.Html;
 import io.nyala.tserver.TabletServer;
+import io.nyala.tserver.fs.DataDirFailures;
+import io.nyala.tserver.fs.log.LogBlockManager;
 import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletReplica;
+import io.nyala.tserver.tablet.BlockTabletStore;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -14,8 +19,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The tablet server's home page: identity, addresses, a link to the leader master's web UI and
- * a table of its tablet replicas.
+ * The tablet server's home page: identity, addresses, a link to the leader master's web UI, a
+ * table of its tablet replicas and the data dirs that failed, if any.
  */
 public final class StatusPage {
   private StatusPage() {}
@@ -51,11 +56,34 @@ public final class StatusPage {
           Html.escape(Html.partition(s.getPartition())), Html.escape(s.getState()),
           Html.escape(s.getRole().name()), leader(ts, r, s.getLeaderUuid()),
           Long.toString(s.getLastAppliedIndex()), Long.toString(s.getEstimatedRows()),
-          Html.escape(s.getError())));
+          Html.escape(s.getError().isEmpty() ? diskFull(r) : s.getError())));
     }
     sb.append(Html.rawTable(List.of("tablet", "table", "partition", "state", "role", "leader",
         "last applied", "rows", "error"), rows));
+    failedDirs(ts, sb);
     return sb.toString();
+  }
+
+  /** Why a running replica's flushes fail for a full disk, or "" (docs/data-safety.md). */
+  private static String diskFull(TabletReplica r) {
+    BlockTabletStore store = r.blockStore();
+    NyalaException full = store == null ? null : store.diskFull();
+    return full == null ? "" : full.detail();
+  }
+
+  /** The data dirs that failed at run time (docs/data-safety.md, "Disk faults"), if any. */
+  private static void failedDirs(TabletServer ts, StringBuilder sb) {
+    if (!(ts.blockManager() instanceof LogBlockManager lbm)
+        || lbm.dirFailures().failedCount() == 0) {
+      return;
+    }
+    DataDirFailures f = lbm.dirFailures();
+    List<List<String>> rows = new ArrayList<>();
+    for (Path d : f.failedDirs()) {
+      rows.add(List.of(Html.escape(d.toString()), Html.escape(f.why(d))));
+    }
+    sb.append("<h2>Failed data dirs</h2><p>They take no new blocks until a restart.</p>")
+        .append(Html.rawTable(List.of("dir", "why"), rows));
   }
 
   /**

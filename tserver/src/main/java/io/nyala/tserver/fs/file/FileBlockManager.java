@@ -299,7 +299,7 @@ public final class FileBlockManager implements BlockManager {
   @Override
   public synchronized BlockManagerMetrics metrics() {
     long bytes = sizes.values().stream().mapToLong(Stored::size).sum();
-    return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0, 0);
+    return new BlockManagerMetrics(sizes.size(), bytes, 0, 0, 0, 0, 0, 0, 0);
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.fs.BlockIdAllocator;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.fs.BlockManagerMetrics;
+import io.nyala.tserver.fs.DataDirFailures;
 import io.nyala.tserver.fs.StartupReport;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,6 +44,8 @@ public final class LogBlockManager implements BlockManager {
   private final AtomicLong bytesPreallocated = new AtomicLong();
   private long deadDeleted;
   private int nextDir;
+  /** Dirs where a write or sync failed (docs/data-safety.md, "Disk faults"). */
+  private final DataDirFailures dirFailures = new DataDirFailures();
   /** Containers whose metadata is corrupt: their blocks are not served (see ContainerLoader). */
   private final List<NyalaException> damaged = new ArrayList<>();
 
@@ -135,7 +138,7 @@ public final class LogBlockManager implements BlockManager {
     long at = b.offset + b.length;
     b.touchedEnd = Math.max(b.touchedEnd, at + len);
     bytesPreallocated.addAndGet(c.preallocateFor(at, at + len, opts.preallocateBytes()));
-    c.data().write(at, buf, off, len);
+    dirFailures.run(c.dir, "block data write", () -> c.data().write(at, buf, off, len));
   }
 
   /** A finalized block gives its container back for the next block. */
@@ -160,7 +163,8 @@ public final class LogBlockManager implements BlockManager {
       byContainer.computeIfAbsent(b.container, k -> new ArrayList<>()).add(b);
     }
     if (opts.dataFsync()) {
-      byContainer.keySet().forEach(c -> c.data().sync());
+      byContainer.keySet().forEach(c -> dirFailures.run(c.dir, "block data sync",
+          () -> c.data().sync()));
     }
     long ts = System.currentTimeMillis() * 1000;
     synchronized (this) {
@@ -171,7 +175,7 @@ public final class LogBlockManager implements BlockManager {
         for (Creation.Block b : e.getValue()) {
           pos = RecordFormat.putCreate(buf, pos, b.id().value(), b.offset, b.length, ts);
         }
-        e.getKey().appendRecords(buf, pos);
+        appendRecords(e.getKey(), buf, pos);
       }
       List<BlockId> out = new ArrayList<>();
       for (Creation.Block b : created) {
@@ -184,6 +188,10 @@ public final class LogBlockManager implements BlockManager {
       }
       return out;
     }
+  }
+
+  private void appendRecords(Container c, byte[] buf, int len) {
+    dirFailures.run(c.dir, "metadata append", () -> c.appendRecords(buf, len));
   }
 
   /**
@@ -225,9 +233,16 @@ public final class LogBlockManager implements BlockManager {
     return opts.dataDirs().indexOf(c.dir);
   }
 
-  /** Round-robin over dirs so a transaction's fsyncs spread across disks. */
+  /** Round-robin over healthy dirs so a transaction's fsyncs spread across disks. */
   private Container pickContainer() {
-    int d = nextDir++ % opts.dataDirs().size();
+    int n = opts.dataDirs().size();
+    int d = nextDir++ % n;
+    for (int tries = 1; dirFailures.isFailed(opts.dataDirs().get(d)); tries++) {
+      if (tries == n) {
+        throw dirFailures.allFailed();
+      }
+      d = nextDir++ % n;
+    }
     List<Container> avail = open.get(d);
     // A failed metadata append retires a container that may be waiting here.
     avail.removeIf(c -> c.isFull(opts));
@@ -237,7 +252,9 @@ public final class LogBlockManager implements BlockManager {
       do {
         id = String.format("%016x", ThreadLocalRandom.current().nextLong());
       } while (opts.env().exists(dir.resolve(id + ".metadata")));
-      Container c = Container.create(opts.env(), dir, id);
+      String cid = id;
+      Container c = dirFailures.call(dir, "container creation",
+          () -> Container.create(opts.env(), dir, cid));
       all.add(c);
       avail.add(c);
     }
@@ -259,7 +276,7 @@ public final class LogBlockManager implements BlockManager {
       for (long id : e.getValue()) {
         pos = RecordFormat.putDelete(buf, pos, id);
       }
-      e.getKey().appendRecords(buf, pos);
+      appendRecords(e.getKey(), buf, pos);
     }
     for (Map.Entry<Container, List<Long>> e : byContainer.entrySet()) {
       Container c = e.getKey();
@@ -355,7 +372,13 @@ public final class LogBlockManager implements BlockManager {
       full += c.isFull(opts) ? 1 : 0;
     }
     return new BlockManagerMetrics(blocks.size(), bytes, all.size(), full, puncher.holesPunched(),
-        deadDeleted, bytesPreallocated.get());
+        deadDeleted, bytesPreallocated.get(), dirFailures.failedCount(),
+        dirFailures.noSpaceErrors());
+  }
+
+  /** The data dirs that failed at run time (see {@link DataDirFailures}). */
+  public DataDirFailures dirFailures() {
+    return dirFailures;
   }
 
   @Override
