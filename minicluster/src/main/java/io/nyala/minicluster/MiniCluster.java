@@ -62,7 +62,7 @@ public final class MiniCluster implements AutoCloseable {
     List<ServerNode> nodes = new ArrayList<>(masters.nodes());
     nodes.addAll(tservers.nodes());
     this.leakCheck = LeakCheck.register(dataRoot, nodes);
-    this.partitions = new NetworkPartitions(nodes, s ->
+    this.partitions = new NetworkPartitions(b.networkPartitions, nodes, s ->
         (s.role() == ServerRole.MASTER ? masters : tservers).get(s.index()));
   }
 
@@ -268,7 +268,7 @@ public final class MiniCluster implements AutoCloseable {
    * mode, until the returned partition is healed (docs/testing.md, "Network partitions").
    *
    * @throws NyalaException INVALID_ARGUMENT for an empty side, a server on both sides or one
-   *     that never started
+   *     that never started; ILLEGAL_STATE if built with {@code networkPartitions(false)}
    */
   public NetworkPartition partition(Collection<ServerInfo> side,
       Collection<ServerInfo> otherSide) {

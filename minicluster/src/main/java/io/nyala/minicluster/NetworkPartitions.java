@@ -22,12 +22,15 @@ import org.slf4j.LoggerFactory;
 final class NetworkPartitions {
   private static final Logger LOG = LoggerFactory.getLogger(NetworkPartitions.class);
 
+  private final boolean enabled;
   private final List<ServerNode> nodes;
   private final Function<ServerInfo, ServerNode> resolve;
   /** Partition → the two sides' nodes. Guarded by this. */
   private final Map<NetworkPartition, List<List<ServerNode>>> active = new HashMap<>();
 
-  NetworkPartitions(List<ServerNode> nodes, Function<ServerInfo, ServerNode> resolve) {
+  NetworkPartitions(boolean enabled, List<ServerNode> nodes,
+      Function<ServerInfo, ServerNode> resolve) {
+    this.enabled = enabled;
     this.nodes = List.copyOf(nodes);
     this.resolve = resolve;
   }
@@ -36,10 +39,15 @@ final class NetworkPartitions {
    * Cuts {@code side} off from {@code otherSide}.
    *
    * @throws NyalaException INVALID_ARGUMENT for an empty side, a server on both sides or one
-   *     that never started (its uuid is not known yet)
+   *     that never started (its uuid is not known yet); ILLEGAL_STATE if the cluster was built
+   *     without network partitions
    */
   synchronized NetworkPartition partition(Collection<ServerInfo> side,
       Collection<ServerInfo> otherSide) {
+    if (!enabled) {
+      throw NyalaException.illegalState("cannot partition: this minicluster was built with "
+          + "networkPartitions(false)");
+    }
     List<ServerNode> a = nodesOf("side", side);
     List<ServerNode> b = nodesOf("otherSide", otherSide);
     for (ServerNode n : a) {

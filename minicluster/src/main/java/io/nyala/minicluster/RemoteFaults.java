@@ -1,6 +1,7 @@
 package io.nyala.minicluster;
 
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.common.HostPort;
@@ -40,6 +41,10 @@ final class RemoteFaults {
         throw NyalaException.fromPb(r.getError());
       }
     } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
+        throw NyalaException.illegalState("%s at %s does not serve the fault injection service: "
+            + "was it started without %s?", name, rpc, String.join(" ", FLAGS));
+      }
       throw NyalaException.unavailable("%s at %s: cannot set its network partition to %s: %s",
           name, rpc, blocked, e.getStatus());
     } finally {

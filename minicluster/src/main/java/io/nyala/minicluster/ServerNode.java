@@ -70,9 +70,6 @@ final class ServerNode {
     f.add("--raft_bind_address=" + raft);
     f.add("--webserver_port=" + http.port());
     f.add("--master_addresses=" + String.join(",", masterAddresses));
-    if (mode == ProcessMode.EXTERNAL) {
-      f.addAll(List.of(RemoteFaults.FLAGS));
-    }
     f.addAll(extraFlags);
     f.addAll(ownFlags);
     return f;

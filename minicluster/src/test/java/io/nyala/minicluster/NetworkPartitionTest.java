@@ -78,6 +78,12 @@ class NetworkPartitionTest {
           List.of(cluster.tabletServer(0), cluster.master(0))))
           .hasMessageContaining("server master-1 is on both sides");
     }
+    try (MiniCluster off = MiniCluster.builder().processMode(mode).numTabletServers(1)
+        .networkPartitions(false).dataRoot(tmp.resolve("off")).build()) {
+      assertThatThrownBy(() -> off.partition(List.of(off.master(0)),
+          List.of(off.tabletServer(0))))
+          .hasMessageContaining("built with networkPartitions(false)");
+    }
   }
 
   /** Waits until a master other than {@code not} leads; returns its index. */
