@@ -177,6 +177,8 @@ public abstract class ServerBase implements AutoCloseable {
     }
     rpcServer.intercept(RpcPartitionFilter.inbound(networkFaults));
     if (options.faultEnableNetworkPartitions) {
+      LOG.warn("UNSAFE test fault on: {} serves FaultInjectionService, through which anyone who "
+          + "reaches its RPC port can cut it off from other servers", name);
       rpcServer.addService(new FaultInjectionService(networkFaults));
     }
     customizeRpc(rpcServer);
