@@ -10,7 +10,8 @@ import java.util.List;
  * Where each server of a new minicluster lives and what it runs with: its directory under the
  * data root, its loopback address and ports (from {@link LoopbackAddresses}, so a data root
  * keeps the layout it was first started with), and its flags in the order that lets later ones
- * win: the minicluster's own defaults, the encryption flags, the builder's flags for every
+ * win: the minicluster's own defaults, the encryption flags, the flags that serve the fault
+ * injection service to server processes (unless turned off), the builder's flags for every
  * server of the role, then a tablet server's own.
  */
 final class ClusterLayout {
@@ -46,12 +47,16 @@ final class ClusterLayout {
     LoopbackAddresses.Plan plan = LoopbackAddresses.planFor(dataRoot,
         MasterServer.DEFAULT_RPC_PORT, b.localhostPorts,
         LoopbackAddresses.localhostPorts(b.numMasters, b.numTabletServers));
-    List<String> encryption = encryptionFlags(b.encryption, dataRoot);
-    // Encryption flags go first so that flags given to the builder can still override them.
-    List<String> masterFlags = new ArrayList<>(encryption);
+    List<String> first = new ArrayList<>(encryptionFlags(b.encryption, dataRoot));
+    if (b.networkPartitions && b.mode == ProcessMode.EXTERNAL) {
+      first.addAll(List.of(RemoteFaults.FLAGS));
+    }
+    // Encryption and fault flags go first so that flags given to the builder can still
+    // override them.
+    List<String> masterFlags = new ArrayList<>(first);
     masterFlags.addAll(b.masterFlags);
     List<String> tserverFlags = new ArrayList<>(TSERVER_DEFAULTS);
-    tserverFlags.addAll(encryption);
+    tserverFlags.addAll(first);
     tserverFlags.addAll(b.tserverFlags);
     List<String> masterAddrs = new ArrayList<>();
     for (int i = 0; i < b.numMasters; i++) {

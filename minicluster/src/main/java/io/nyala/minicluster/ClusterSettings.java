@@ -24,6 +24,7 @@ abstract class ClusterSettings {
   ProcessMode mode = ProcessMode.IN_PROCESS;
   boolean encryption;
   boolean localhostPorts;
+  boolean networkPartitions = true;
   final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC",
       "-XX:TieredStopAtLevel=1"));
   final List<String> masterFlags = new ArrayList<>();
@@ -105,6 +106,17 @@ abstract class ClusterSettings {
    */
   public MiniCluster.Builder localhostPorts(boolean on) {
     this.localhostPorts = on;
+    return self();
+  }
+
+  /**
+   * Whether {@link MiniCluster#partition} may cut the network between servers (default true).
+   * In {@link ProcessMode#EXTERNAL} mode it starts every server with the unsafe flags that serve
+   * the fault injection service (docs/testing.md, "Network partitions"); {@code nyala
+   * local-cluster} turns it off, so that it never starts a server with an unsafe flag.
+   */
+  public MiniCluster.Builder networkPartitions(boolean on) {
+    this.networkPartitions = on;
     return self();
   }
 

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,7 @@ public final class MiniCluster implements AutoCloseable {
   private final boolean localhost;
   private final List<NyalaClient> clients = new ArrayList<>();
   private final LeakCheck leakCheck;
+  private final NetworkPartitions partitions;
   private boolean closed;
 
   private MiniCluster(Builder b) throws IOException {
@@ -60,6 +62,8 @@ public final class MiniCluster implements AutoCloseable {
     List<ServerNode> nodes = new ArrayList<>(masters.nodes());
     nodes.addAll(tservers.nodes());
     this.leakCheck = LeakCheck.register(dataRoot, nodes);
+    this.partitions = new NetworkPartitions(b.networkPartitions, nodes, s ->
+        (s.role() == ServerRole.MASTER ? masters : tservers).get(s.index()));
   }
 
   /**
@@ -259,6 +263,23 @@ public final class MiniCluster implements AutoCloseable {
     masters.get(index).resume();
   }
 
+  /**
+   * Cuts the network between two sets of servers, both Nyala's RPC and Raft, in either process
+   * mode, until the returned partition is healed (docs/testing.md, "Network partitions").
+   *
+   * @throws NyalaException INVALID_ARGUMENT for an empty side, a server on both sides or one
+   *     that never started; ILLEGAL_STATE if built with {@code networkPartitions(false)}
+   */
+  public NetworkPartition partition(Collection<ServerInfo> side,
+      Collection<ServerInfo> otherSide) {
+    return partitions.partition(side, otherSide);
+  }
+
+  /** Heals every partition made by {@link #partition}. */
+  public void healAllPartitions() {
+    partitions.healAll();
+  }
+
   /** Pids of the running server processes (EXTERNAL mode; empty in-process). */
   public List<Long> serverPids() {
     List<Long> out = new ArrayList<>(masters.pids());
@@ -330,31 +351,14 @@ public final class MiniCluster implements AutoCloseable {
         LOG.warn("closing a client failed", e);
       }
     }
-    RuntimeException failure = null;
-    try {
-      stop();
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    try {
-      leakCheck.verify();
-    } catch (RuntimeException e) {
-      failure = addTo(failure, e);
-    }
+    FirstFailure failure = new FirstFailure();
+    failure.run(this::healAllPartitions);
+    failure.run(this::stop);
+    failure.run(leakCheck::verify);
     if (deleteRootOnClose) {
       DataRootDisposal.closed(dataRoot);
     }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
-    if (first == null) {
-      return next;
-    }
-    first.addSuppressed(next);
-    return first;
+    failure.rethrow();
   }
 
   /**

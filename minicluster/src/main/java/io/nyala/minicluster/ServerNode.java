@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 import picocli.CommandLine;
 
 /**
@@ -40,6 +41,8 @@ final class ServerNode {
   /** External mode: the running process. Guarded by this. */
   private ExternalProcess process;
   private String uuid = "";
+  /** Uuids of the servers this one must not hear from ({@link NetworkPartitions}). */
+  private Set<String> cutOff = Set.of();
 
   ServerNode(ServerRole role, int index, Path root, String host, int rpcPort, int raftPort,
       int httpPort, List<String> masterAddresses, List<String> extraFlags, ProcessMode mode,
@@ -113,6 +116,35 @@ final class ServerNode {
     }
     uuid = s.uuid();
     server = s;
+    reapplyCutOff();
+  }
+
+  /**
+   * Makes this server not hear from {@code peers} (empty: heal), now if it runs and after each
+   * later start.
+   */
+  synchronized void cutOff(Set<String> peers) {
+    if (peers.equals(cutOff)) {
+      return;
+    }
+    cutOff = Set.copyOf(peers);
+    if (server != null) {
+      server.networkFaults().block(cutOff);
+    } else if (process != null && process.isAlive()) {
+      RemoteFaults.setPartition(name, rpc, cutOff);
+    }
+  }
+
+  /** A fresh start hears from everyone: cut it off again if a partition still holds. */
+  private void reapplyCutOff() {
+    if (cutOff.isEmpty()) {
+      return;
+    }
+    if (server != null) {
+      server.networkFaults().block(cutOff);
+    } else {
+      RemoteFaults.setPartition(name, rpc, cutOff);
+    }
   }
 
   private void parse(Object options, String[] args) {
@@ -135,6 +167,7 @@ final class ServerNode {
     ServerReadiness.awaitRpc(name, role, rpc, process, root.resolve("server.log"));
     uuid = io.nyala.common.fs.ServerFs.readInstance(
         root.resolve("wal").resolve(io.nyala.common.fs.ServerFs.INSTANCE)).getUuid();
+    reapplyCutOff();
   }
 
   /** SIGKILL (external mode only). */

@@ -2,7 +2,8 @@
  * The minicluster: a whole Nyala cluster in one JVM for local use and tests, and its JUnit 5
  * extension. {@code MiniCluster} is the facade; {@code ClusterSettings} (its builder's setters),
  * {@code ClusterLayout} (each server's directory, address and flags), {@code ServerGroup} (the
- * servers of one role), {@code ServerNode} (one server, in-process or external) and
+ * servers of one role), {@code ServerNode} (one server, in-process or external),
+ * {@code NetworkPartitions} (the injected network partitions, see docs/testing.md) and
  * {@code LeaderProbe} (which master serves) do the work; {@code ClusterTablets} (reached as
  * {@code cluster.tablets()}) answers tests' questions about tablets over RPC only, with
  * {@code TabletView}, {@code QuorumWait} and {@code RemoteWait}. {@code NyalaCluster} declares a

@@ -41,7 +41,8 @@ class TserverOptionsTest {
   @Test
   void faultFlagsRefuseToStartWithoutUnlockUnsafeFlags() {
     for (String flag : new String[] {"--fault_drop_write_response_after_commit",
-        "--fault_crash_points=flush_before_superblock=1", "--fault_disk_errors=EIO:SYNC:/d/1"}) {
+        "--fault_crash_points=flush_before_superblock=1", "--fault_disk_errors=EIO:SYNC:/d/1",
+        "--fault_enable_network_partitions"}) {
       String name = flag.split("=")[0];
       assertThatThrownBy(() -> new TabletServer(parse(flag, "--fs_wal_dir=/nonexistent")))
           .isInstanceOfSatisfying(NyalaException.class, e -> {

@@ -1,5 +1,6 @@
 package io.nyala.common.rpc;
 
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.common.HostPort;
@@ -10,13 +11,29 @@ import java.util.concurrent.TimeUnit;
 /** One plaintext gRPC channel per peer address, shared by a server's outgoing calls. */
 public final class Channels implements AutoCloseable {
   private final Map<HostPort, ManagedChannel> channels = new ConcurrentHashMap<>();
+  /** Applied to every channel made after it is set (a server's caller identity). */
+  private volatile ClientInterceptor interceptor;
+
+  /**
+   * Runs every call of the channels made from now on through {@code i}: a server sets its caller
+   * identity once it knows its uuid, before its first outgoing call.
+   */
+  public Channels intercept(ClientInterceptor i) {
+    this.interceptor = i;
+    return this;
+  }
 
   public ManagedChannel get(HostPort addr) {
-    return channels.computeIfAbsent(addr, a -> NettyChannelBuilder
-        .forAddress(a.host(), a.port())
-        .usePlaintext()
-        .maxInboundMessageSize(64 << 20)
-        .build());
+    return channels.computeIfAbsent(addr, a -> {
+      NettyChannelBuilder b = NettyChannelBuilder.forAddress(a.host(), a.port())
+          .usePlaintext()
+          .maxInboundMessageSize(64 << 20);
+      ClientInterceptor i = interceptor;
+      if (i != null) {
+        b.intercept(i);
+      }
+      return b.build();
+    });
   }
 
   @Override

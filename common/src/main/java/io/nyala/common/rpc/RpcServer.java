@@ -119,6 +119,16 @@ public final class RpcServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Runs every call through {@code i} before any service sees it (and before it is counted):
+   * for filters that turn calls away, such as an injected network partition. Call before
+   * {@link #start}.
+   */
+  public RpcServer intercept(ServerInterceptor i) {
+    builder.intercept(i);
+    return this;
+  }
+
   /** Calls in flight now (admitted or being turned away). */
   public int callsInFlight() {
     return inFlight.get();

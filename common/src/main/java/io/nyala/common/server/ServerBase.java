@@ -7,6 +7,10 @@ import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DiskFaults;
 import io.nyala.common.env.Env;
+import io.nyala.common.fault.FaultInjectionService;
+import io.nyala.common.fault.NetworkFaults;
+import io.nyala.common.fault.RaftPartitionFilter;
+import io.nyala.common.fault.RpcPartitionFilter;
 import io.nyala.common.fs.DirLock;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
@@ -26,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.server.RaftServer;
@@ -53,6 +58,8 @@ public abstract class ServerBase implements AutoCloseable {
   /** Monotonic time of the start: uptime must not jump with the wall clock. */
   private final long startNanos = System.nanoTime();
   protected final Channels channels = new Channels();
+  /** Whom this server does not hear from: empty unless a test injects a partition. */
+  protected final NetworkFaults networkFaults;
 
   protected ServerFs fs;
   /** The cluster key source, or null when this server does not encrypt. */
@@ -76,6 +83,7 @@ public abstract class ServerBase implements AutoCloseable {
     this.webBind = options.webBind(defaultWebPort, rpcBind);
     this.name = options.serverName.isEmpty()
         ? options.rpcAdvertised(rpcBind).toString() : options.serverName;
+    this.networkFaults = new NetworkFaults(name);
   }
 
   /** Starts the server; returns once it serves RPCs, throws NyalaException if it cannot. */
@@ -110,6 +118,11 @@ public abstract class ServerBase implements AutoCloseable {
         () -> (System.nanoTime() - startNanos) / 1e9);
     ProcessMetrics.register(metrics);
     metrics.addSource(new RatisMetricSource(RaftIds.peerId(fs.uuid()).toString()));
+    metrics.counterFrom("network_partition_dropped_calls_total", "Inbound RPC and Raft calls "
+        + "dropped because an injected network partition cuts their sender off",
+        networkFaults::droppedCalls);
+    // Peers tell our calls from clients' by this, so an injected partition can drop them.
+    channels.intercept(RpcPartitionFilter.callerIdentity(fs.uuid()));
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */
@@ -127,6 +140,7 @@ public abstract class ServerBase implements AutoCloseable {
           .setServerId(RaftIds.peerId(fs.uuid()))
           .setProperties(props)
           .setStateMachineRegistry(registry)
+          .setParameters(raftParameters())
           .setOption(option);
       if (group != null) {
         b.setGroup(group);
@@ -136,6 +150,13 @@ public abstract class ServerBase implements AutoCloseable {
       throw NyalaException.ioError(name + ": cannot create Raft server: " + e.getMessage(), e);
     }
     return raftServer;
+  }
+
+  /** Ratis' non-property parameters: the partition filter on its listener. */
+  private Parameters raftParameters() {
+    Parameters p = new Parameters();
+    RaftPartitionFilter.install(p, networkFaults);
+    return p;
   }
 
   /** Hook to adjust Raft properties for the role. */
@@ -155,6 +176,12 @@ public abstract class ServerBase implements AutoCloseable {
         options.rpcServiceQueueLength, options.rpcMaxMessageSize, metrics);
     for (BindableService s : services) {
       rpcServer.addService(s);
+    }
+    rpcServer.intercept(RpcPartitionFilter.inbound(networkFaults));
+    if (options.faultEnableNetworkPartitions) {
+      LOG.warn("UNSAFE test fault on: {} serves FaultInjectionService, through which anyone who "
+          + "reaches its RPC port can cut it off from other servers", name);
+      rpcServer.addService(new FaultInjectionService(networkFaults));
     }
     customizeRpc(rpcServer);
     rpcServer.start();
@@ -232,6 +259,14 @@ public abstract class ServerBase implements AutoCloseable {
 
   public MetricRegistry metrics() {
     return metrics;
+  }
+
+  /**
+   * The servers this one does not hear from, for tests that inject a network partition in
+   * process (docs/testing.md, "Network partitions").
+   */
+  public NetworkFaults networkFaults() {
+    return networkFaults;
   }
 
   public HostPort rpcAddress() {

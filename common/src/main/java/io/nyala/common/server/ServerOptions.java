@@ -107,6 +107,13 @@ public class ServerOptions {
           + "(docs/data-safety.md, \"Disk faults\"). Never set it in production. Default: none.")
   public List<String> faultDiskErrors = new ArrayList<>();
 
+  @Option(names = "--fault_enable_network_partitions", defaultValue = "false", arity = "0..1",
+      fallbackValue = "true",
+      description = "Unsafe, for tests only: serve the FaultInjectionService, through which a "
+          + "test harness cuts this server off from chosen servers (docs/testing.md, \"Network "
+          + "partitions\"). Needs --unlock_unsafe_flags. Default: ${DEFAULT-VALUE}.")
+  public boolean faultEnableNetworkPartitions;
+
   @Option(names = "--raft_property",
       description = "Unsafe, for experts: a raw Ratis property key=value (repeatable).")
   public Map<String, String> raftProperties = new LinkedHashMap<>();

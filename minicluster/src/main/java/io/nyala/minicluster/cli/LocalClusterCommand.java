@@ -69,6 +69,7 @@ final class LocalClusterCommand implements Callable<Integer> {
         .dataRoot(dataDir.toAbsolutePath())
         .keepData(true)
         .localhostPorts(true)
+        .networkPartitions(false)
         .encryption(encrypt)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
     masterFlags.forEach(b::masterFlag);
