@@ -39,31 +39,6 @@ class TransportTest {
   }
 
   @Test
-  void aRequestOverTheServersMessageLimitIsInvalidArgumentNamingSizeAndLimit() {
-    io.nyala.common.rpc.RpcServer server = new io.nyala.common.rpc.RpcServer("m-test",
-        new io.nyala.common.HostPort("127.0.0.1", 0), 1, 10, 1024,
-        new io.nyala.common.metrics.MetricRegistry("m-test"));
-    server.addService(new io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceImplBase() {
-    }).start();
-    try (Transport t = new Transport()) {
-      var addr = server.boundAddress();
-      ListTablesRequestPB big = ListTablesRequestPB.newBuilder().setNameFilter("x".repeat(4000))
-          .build();
-      assertThatThrownBy(() -> t.<ListTablesResponsePB>call(addr, obs -> t.master(addr,
-              Deadline.after(5000)).listTables(big, obs)).join())
-          .isInstanceOf(CompletionException.class)
-          .cause().isInstanceOfSatisfying(TransportException.class, e -> {
-            assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
-            assertThat(e.isRetriable()).isFalse();
-            assertThat(e.getMessage()).contains("--rpc_max_message_size").contains("1024")
-                .contains(String.valueOf(big.getSerializedSize()));
-          });
-    } finally {
-      server.close();
-    }
-  }
-
-  @Test
   void closingFailsPendingDelaysInsteadOfStrandingThem() {
     Transport t = new Transport();
     java.util.concurrent.CompletableFuture<Void> waiting = t.delay(60_000);
