@@ -1,8 +1,5 @@
 package io.nyala.common;
 
-import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -13,8 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The rules the common module's package-info files state, checked on its main classes
- * (docs/conventions.md, "Architecture tests").
+ * The rules the server-side common module's package-info files state, checked on its main
+ * classes (docs/conventions.md, "Architecture tests"). The client-facing packages have their
+ * own rules in common/wire.
  */
 @Timeout(60)
 class ArchitectureTest {
@@ -33,8 +31,8 @@ class ArchitectureTest {
         .should().dependOnClassesThat().resideInAnyPackage(
             "io.nyala.master..", "io.nyala.tserver..", "io.nyala.client..",
             "io.nyala.minicluster..", "io.nyala.docker..")
-        .because("common/package-info.java: common is the shared foundation every module "
-            + "builds on (docs/architecture.md, \"Modules\")")
+        .because("common/package-info.java: common is the shared foundation the servers "
+            + "build on (docs/architecture.md, \"Modules\")")
         .check(classes);
   }
 
@@ -55,20 +53,6 @@ class ArchitectureTest {
         .should().beAssignableTo("org.apache.ratis.statemachine.StateMachine")
         .because("common/consensus/package-info.java: owns no state machine; those live "
             + "with their server")
-        .check(classes);
-  }
-
-  @Test
-  void clientFacingPackagesStayOffTheServerSide() {
-    noClasses().that().resideInAnyPackage(
-            "io.nyala.common.schema..", "io.nyala.common.row..", "io.nyala.common.partition..")
-        .should().dependOnClassesThat(resideInAPackage("io.nyala.common..").and(not(
-            resideInAnyPackage("io.nyala.common", "io.nyala.common.schema..",
-                "io.nyala.common.row..", "io.nyala.common.partition..",
-                "io.nyala.common.proto.."))))
-        .orShould().dependOnClassesThat().resideInAnyPackage("org.apache.ratis..", "io.grpc..")
-        .because("common/schema/package-info.java: schemas and rows are shared by client "
-            + "and servers, so they must not pull server code into the client")
         .check(classes);
   }
 }
