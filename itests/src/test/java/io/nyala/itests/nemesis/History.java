@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,6 +22,8 @@ final class History {
   /** Guards {@link #events}; appends happen under it so the list is in time order. */
   private final Object lock = new Object();
   private final List<HistoryOp> events = new ArrayList<>();
+  /** Ids invoked and not completed yet; guarded by {@link #lock}. */
+  private final Set<Long> open = new HashSet<>();
 
   History() {
     this(System.nanoTime());
@@ -35,6 +39,7 @@ final class History {
       HistoryOp op = new HistoryOp(nextId.getAndIncrement(), process, type, Outcome.INVOKE, key,
           value, System.nanoTime() - startNanos, note);
       events.add(op);
+      open.add(op.id());
       return op;
     }
   }
@@ -45,6 +50,9 @@ final class History {
       throw new IllegalArgumentException("complete " + invoked.toLine() + " with " + outcome);
     }
     synchronized (lock) {
+      if (!open.remove(invoked.id())) {
+        throw new IllegalArgumentException("operation already completed: " + invoked.toLine());
+      }
       HistoryOp op = new HistoryOp(invoked.id(), invoked.process(), invoked.type(), outcome,
           invoked.key(), value, System.nanoTime() - startNanos, note);
       events.add(op);

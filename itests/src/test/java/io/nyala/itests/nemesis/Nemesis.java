@@ -53,7 +53,8 @@ final class Nemesis implements AutoCloseable {
   }
 
   private void run() {
-    while (!pause(minGapMs, maxGapMs)) {
+    long healedFor = 0;
+    while (!pause(minGapMs - healedFor, maxGapMs - healedFor)) {
       Fault f = faults.get(random.nextInt(faults.size()));
       synchronized (applied) {
         applied.merge(f.name(), 1, Integer::sum);
@@ -65,7 +66,10 @@ final class Nemesis implements AutoCloseable {
         history.complete(op, Outcome.FAIL, null, f.name() + " could not apply: " + e);
       }
       pause(minHoldMs, maxHoldMs);
+      // A restart takes seconds of the quiet gap: the schedule keeps its pace.
+      long start = System.nanoTime();
       heal(f);
+      healedFor = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
   }
 
@@ -79,9 +83,9 @@ final class Nemesis implements AutoCloseable {
     }
   }
 
-  /** Waits a random time in [min, max] ms; true if stopped meanwhile. */
+  /** Waits a random time in [min, max] ms (none if below 0); true if stopped meanwhile. */
   private boolean pause(long minMs, long maxMs) {
-    long ms = minMs + (long) (random.nextDouble() * (maxMs - minMs));
+    long ms = Math.max(0, minMs + (long) (random.nextDouble() * (maxMs - minMs)));
     try {
       return stopped.await(ms, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -90,16 +94,17 @@ final class Nemesis implements AutoCloseable {
     }
   }
 
-  /** Stops the schedule, waits for its thread, and heals every fault (again). */
+  /**
+   * Stops the schedule and waits for its thread, which heals the fault it holds. Should the
+   * thread have died, every fault is healed here (healing an inactive one does nothing).
+   */
   void stop() throws InterruptedException {
     stopped.countDown();
     thread.join(TimeUnit.MINUTES.toMillis(2));
     if (thread.isAlive()) {
       throw new IllegalStateException("the nemesis thread did not stop within 2 minutes");
     }
-    for (Fault f : faults) {
-      heal(f);
-    }
+    faults.forEach(Fault::heal);
   }
 
   /** How often each fault was picked. */

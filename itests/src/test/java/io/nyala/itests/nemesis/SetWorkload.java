@@ -47,10 +47,14 @@ final class SetWorkload {
     }
   }
 
-  /** Every key of the table, by a READ_AT_SNAPSHOT scan; fails on a key returned twice. */
+  /**
+   * Every key of the table, by a READ_LATEST scan (a linearizable read point on each tablet's
+   * leader: a READ_AT_SNAPSHOT scan reads the leader's applied index, which may still lag what
+   * it acknowledged); fails on a key returned twice.
+   */
   Set<Long> readAll() {
     Set<Long> keys = new HashSet<>();
-    try (NyalaScanner scanner = client.newScannerBuilder(table).readMode(ReadMode.READ_AT_SNAPSHOT)
+    try (NyalaScanner scanner = client.newScannerBuilder(table).readMode(ReadMode.READ_LATEST)
         .setProjectedColumnNames(List.of("key")).build()) {
       for (RowResult r : scanner) {
         if (!keys.add(r.getLong("key"))) {
