@@ -25,6 +25,8 @@ final class Summary {
     counts.forEach((type, byOutcome) -> sb.append(String.format("  %-10s %s%n", type,
         byOutcome)));
     sb.append("faults applied: ").append(faults).append('\n');
+    events.stream().filter(e -> e.type() == OpType.FAULT && e.outcome() != Outcome.INVOKE)
+        .forEach(e -> sb.append("  ").append(e.toLine()).append('\n'));
     sb.append(set.summary()).append('\n');
     for (RegisterChecker.KeyVerdict v : registers) {
       String verdict = v.linearizable() == null ? "UNDECIDED"
