@@ -42,6 +42,8 @@ class NemesisIT {
   private static final String SET = "nemesis_set";
   private static final String REGISTER = "nemesis_register";
   private static final String BANK = "nemesis_bank";
+  /** Where a failed run's history goes (the module's directory is the working directory). */
+  private static final Path HISTORY_DIR = Path.of("target", "nemesis");
 
   @Test
   void historiesStayValidUnderFaults() throws Exception {
@@ -55,55 +57,65 @@ class NemesisIT {
         NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
             .defaultOperationTimeoutMs(10_000).defaultRpcTimeoutMs(2_000).build()) {
       History history = new History();
-      NyalaTable setTable = client.createTable(SET, kv("key"), hashed("key", 3));
-      NyalaTable regTable = client.createTable(REGISTER, kv("key"), hashed("key", 3));
-      NyalaTable bankTable = client.createTable(BANK, kv("id"),
-          new CreateTableOptions().setNumReplicas(3));
-      SetWorkload set = new SetWorkload(client, setTable, history);
-      RegisterWorkload register = new RegisterWorkload(client, regTable, history, 3);
-      BankWorkload bank = new BankWorkload(client, bankTable, history, 5, 100);
-      List<String> tablets = new ArrayList<>();
-      for (String t : List.of(SET, REGISTER, BANK)) {
-        cluster.tablets().awaitVoters(t, 3, HEAL_WAIT);
-        tablets.addAll(cluster.tablets().tabletIds(t));
-      }
-      bank.init();
-
-      Nemesis nemesis = new Nemesis(List.of(new KillTserverFault(cluster),
-          new PauseTserverFault(cluster), new KillLeaderFault(cluster, tablets),
-          new TransferLeaderFault(cluster, tablets)), history, seed,
-          new long[] {1_000, 4_000}, new long[] {2_000, 6_000});
-      long end = System.nanoTime() + run.toNanos();
-      BooleanSupplier stop = () -> System.nanoTime() - end >= 0;
-      ExecutorService pool = Executors.newFixedThreadPool(6);
-      List<Future<?>> workers = new ArrayList<>();
       try {
-        nemesis.start();
-        workers.add(pool.submit(() -> set.run(0, stop)));
-        workers.add(pool.submit(() -> set.run(1, stop)));
-        for (int p = 2; p < 4; p++) {
-          int process = p;
-          Random r = new Random(seed + p);
-          workers.add(pool.submit(() -> register.run(process, stop, r)));
-        }
-        workers.add(pool.submit(() -> bank.transfer(4, stop, new Random(seed + 4))));
-        workers.add(pool.submit(() -> bank.read(5, stop)));
-        for (Future<?> w : workers) {
-          w.get(run.toSeconds() + 60, TimeUnit.SECONDS);
-        }
-      } finally {
-        pool.shutdownNow();
-        nemesis.stop();
+        runAndJudge(cluster, client, history, seed, run);
+      } catch (Exception e) {
+        Path file = history.writeTo(HISTORY_DIR, "NemesisIT", seed, "failed: " + e);
+        throw new AssertionError("NemesisIT seed " + seed + " failed; history in " + file, e);
       }
-
-      for (String t : List.of(SET, REGISTER, BANK)) {
-        cluster.tablets().awaitVoters(t, 3, HEAL_WAIT);
-      }
-      Set<Long> finalKeys = await("a final scan of " + SET).atMost(HEAL_WAIT)
-          .ignoreExceptions().until(set::readAll, k -> true);
-      bank.finalRead();
-      judge(history, seed, run, nemesis, finalKeys, bank);
     }
+  }
+
+  private static void runAndJudge(MiniCluster cluster, NyalaClient client, History history,
+      long seed, Duration run) throws Exception {
+    NyalaTable setTable = client.createTable(SET, kv("key"), hashed("key", 3));
+    NyalaTable regTable = client.createTable(REGISTER, kv("key"), hashed("key", 3));
+    NyalaTable bankTable = client.createTable(BANK, kv("id"),
+        new CreateTableOptions().setNumReplicas(3));
+    SetWorkload set = new SetWorkload(client, setTable, history);
+    RegisterWorkload register = new RegisterWorkload(client, regTable, history, 3);
+    BankWorkload bank = new BankWorkload(client, bankTable, history, 5, 100);
+    List<String> tablets = new ArrayList<>();
+    for (String t : List.of(SET, REGISTER, BANK)) {
+      cluster.tablets().awaitVoters(t, 3, HEAL_WAIT);
+      tablets.addAll(cluster.tablets().tabletIds(t));
+    }
+    bank.init();
+
+    Nemesis nemesis = new Nemesis(List.of(new KillTserverFault(cluster),
+        new PauseTserverFault(cluster), new KillLeaderFault(cluster, tablets),
+        new TransferLeaderFault(cluster, tablets)), history, seed,
+        new long[] {1_000, 4_000}, new long[] {2_000, 6_000});
+    long end = System.nanoTime() + run.toNanos();
+    BooleanSupplier stop = () -> System.nanoTime() - end >= 0;
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    List<Future<?>> workers = new ArrayList<>();
+    try {
+      nemesis.start();
+      workers.add(pool.submit(() -> set.run(0, stop)));
+      workers.add(pool.submit(() -> set.run(1, stop)));
+      for (int p = 2; p < 4; p++) {
+        int process = p;
+        Random r = new Random(seed + p);
+        workers.add(pool.submit(() -> register.run(process, stop, r)));
+      }
+      workers.add(pool.submit(() -> bank.transfer(4, stop, new Random(seed + 4))));
+      workers.add(pool.submit(() -> bank.read(5, stop)));
+      for (Future<?> w : workers) {
+        w.get(run.toSeconds() + 60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+      nemesis.stop();
+    }
+
+    for (String t : List.of(SET, REGISTER, BANK)) {
+      cluster.tablets().awaitVoters(t, 3, HEAL_WAIT);
+    }
+    Set<Long> finalKeys = await("a final scan of " + SET).atMost(HEAL_WAIT)
+        .ignoreExceptions().until(set::readAll, k -> true);
+    bank.finalRead();
+    judge(history, seed, run, nemesis, finalKeys, bank);
   }
 
   private static void judge(History history, long seed, Duration run, Nemesis nemesis,
@@ -118,7 +130,7 @@ class NemesisIT {
         bankVerdict, valid);
     System.out.println(summary);
     if (!valid) {
-      Path file = history.writeTo(Path.of("target", "nemesis"), "NemesisIT", seed, summary);
+      Path file = history.writeTo(HISTORY_DIR, "NemesisIT", seed, summary);
       assertThat(valid).as("NemesisIT seed %d: a checker failed; history in %s%n%s", seed, file,
           summary).isTrue();
     }
