@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Timeout;
  * (docs/testing.md, "Nemesis and checkers"). {@code -Dnemesis.seed=S} replays a schedule,
  * {@code -Dnemesis.minutes=N} runs longer (with
  * {@code -Djunit.jupiter.execution.timeout.mode=disabled}). A failure names the seed and the
- * file under {@code target/nemesis/} holding the whole history.
+ * file under {@code target/nemesis/} holding the whole history ({@code -Dnemesis.keepHistory=true}
+ * writes it after a pass too).
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class NemesisIT {
@@ -129,6 +130,9 @@ class NemesisIT {
     String summary = Summary.of(seed, run, events, nemesis.applied(), setVerdict, registers,
         bankVerdict, valid);
     System.out.println(summary);
+    if (valid && Boolean.getBoolean("nemesis.keepHistory")) {
+      System.out.println("history in " + history.writeTo(HISTORY_DIR, "NemesisIT", seed, summary));
+    }
     if (!valid) {
       Path file = history.writeTo(HISTORY_DIR, "NemesisIT", seed, summary);
       assertThat(valid).as("NemesisIT seed %d: a checker failed; history in %s%n%s", seed, file,
