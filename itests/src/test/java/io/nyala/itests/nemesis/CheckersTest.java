@@ -2,7 +2,9 @@ package io.nyala.itests.nemesis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -124,6 +126,66 @@ class CheckersTest {
     ok(h.invoke(0, OpType.READ, 7, null, null), 1L);
     assertThat(RegisterChecker.check(h.events()))
         .extracting(RegisterChecker.KeyVerdict::linearizable).containsExactly(true, true);
+  }
+
+  /**
+   * A seeded simulation of 5 processes on one atomic register: each operation takes effect at a
+   * random point between its invocation and its return, some writes end unknown (applied or
+   * not). The history is linearizable by construction; with one read's answer changed to a value
+   * never written it is not.
+   */
+  @Test
+  void aLongConcurrentHistoryIsDecidedBothWays() {
+    List<HistoryOp> good = simulate(new History(0), 1000, false);
+    assertThat(RegisterChecker.check(good)).extracting(RegisterChecker.KeyVerdict::linearizable)
+        .containsExactly(true);
+    List<HistoryOp> bad = simulate(new History(0), 1000, true);
+    assertThat(RegisterChecker.check(bad)).extracting(RegisterChecker.KeyVerdict::linearizable)
+        .containsExactly(false);
+  }
+
+  private static List<HistoryOp> simulate(History hist, int ops, boolean corruptOneRead) {
+    Random random = new Random(7);
+    HistoryOp[] pending = new HistoryOp[5];
+    Long[] result = new Long[5];
+    boolean[] applied = new boolean[5];
+    Long register = null;
+    long nextValue = 1;
+    int invoked = 0;
+    boolean corrupted = !corruptOneRead;
+    while (invoked < ops || Arrays.stream(pending).anyMatch(o -> o != null)) {
+      int p = random.nextInt(5);
+      HistoryOp op = pending[p];
+      if (op == null) {
+        if (invoked++ < ops) {
+          boolean write = random.nextBoolean();
+          pending[p] = hist.invoke(p, write ? OpType.WRITE : OpType.READ, 1,
+              write ? nextValue++ : null, null);
+          applied[p] = false;
+        }
+      } else if (!applied[p] && random.nextInt(3) > 0) {
+        applied[p] = true;
+        if (op.type() == OpType.WRITE) {
+          register = op.value();
+        } else {
+          result[p] = register;
+        }
+      } else if (applied[p] || op.type() == OpType.WRITE) {
+        Outcome outcome = op.type() == OpType.WRITE && random.nextInt(10) == 0
+            ? Outcome.UNKNOWN : Outcome.OK;
+        if (!applied[p] && outcome == Outcome.OK) {
+          continue; // an ok write must have taken effect before it returns
+        }
+        Long value = op.type() == OpType.WRITE ? op.value() : result[p];
+        if (!corrupted && op.type() == OpType.READ && invoked > ops / 2) {
+          value = -1L;
+          corrupted = true;
+        }
+        hist.complete(op, outcome, value, null);
+        pending[p] = null;
+      }
+    }
+    return hist.events();
   }
 
   @Test
