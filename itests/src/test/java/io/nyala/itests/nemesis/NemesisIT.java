@@ -85,7 +85,8 @@ class NemesisIT {
 
     Nemesis nemesis = new Nemesis(List.of(new KillTserverFault(cluster),
         new PauseTserverFault(cluster), new KillLeaderFault(cluster, tablets),
-        new TransferLeaderFault(cluster, tablets)), history, seed,
+        new TransferLeaderFault(cluster, tablets), new PartitionFault(cluster, tablets)),
+        history, seed,
         new long[] {1_000, 4_000}, new long[] {2_000, 6_000});
     long end = System.nanoTime() + run.toNanos();
     BooleanSupplier stop = () -> System.nanoTime() - end >= 0;
