@@ -18,8 +18,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -32,11 +35,14 @@ import org.junit.jupiter.api.Timeout;
  * is detected, i.e. that the test would fail if retries were re-applied.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExactlyOnceIT {
   private MiniCluster cluster;
   private TabletProbe probe;
   private NyalaClient client;
+  /** The delete test's table, holding keys 8 and 9 from {@link #start()}. */
+  private NyalaTable deleteTable;
 
   /**
    * Whether replicas hibernate after {@link Hibernation#SHORT_IDLE_MS}; then each write under
@@ -69,6 +75,17 @@ class ExactlyOnceIT {
         .defaultOperationTimeoutMs(60_000)
         .defaultRpcTimeoutMs(6_000)
         .build();
+    // The delete test's rows are written now, so that (hibernating) their tablet waits out the
+    // retry window while the insert test runs rather than at the start of the delete test.
+    deleteTable = client.createTable("once_delete", TestRows.schema(),
+        new CreateTableOptions().setNumReplicas(3));
+    // One batch, so the fault withholds (and the client waits out) one answer, not two.
+    try (NyalaSession s = client.newSession()) {
+      s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
+      s.apply(insert(deleteTable, 8));
+      s.apply(insert(deleteTable, 9));
+      assertThat(s.flush()).noneMatch(OperationResponse::hasRowError);
+    }
   }
 
   @AfterAll
@@ -85,6 +102,7 @@ class ExactlyOnceIT {
   }
 
   @Test
+  @Order(1)
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void insertRetriedAcrossLeaderKillReportsSuccess() throws Exception {
     NyalaTable table = client.createTable("once_insert", TestRows.schema(),
@@ -102,18 +120,11 @@ class ExactlyOnceIT {
   }
 
   @Test
+  @Order(2)
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void deleteRetriedAcrossLeaderKillReportsSuccess() throws Exception {
-    NyalaTable table = client.createTable("once_delete", TestRows.schema(),
-        new CreateTableOptions().setNumReplicas(3));
+    NyalaTable table = deleteTable;
     String tablet = singleTablet("once_delete");
-    // One batch, so the fault withholds (and the client waits out) one answer, not two.
-    try (NyalaSession s = client.newSession()) {
-      s.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
-      s.apply(insert(table, 8));
-      s.apply(insert(table, 9));
-      assertThat(s.flush()).noneMatch(OperationResponse::hasRowError);
-    }
 
     Operation delete = table.newDelete();
     delete.getRow().addLong("key", 8);

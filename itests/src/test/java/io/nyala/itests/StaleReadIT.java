@@ -22,6 +22,7 @@ import io.nyala.common.schema.Schema;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -93,16 +94,18 @@ class StaleReadIT {
   @Test
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   void deposedLeaderNeverServesTheOldState() {
-    // Hibernating, each round also waits out the retry window (8 s) for its tablet to go cold.
+    // Hibernating, each round's tablet must also outlive the retry window (8 s) to go cold:
+    // every table is created and written first, so the windows run out together, not in turn.
     int rounds = hibernating() ? 3 : 5;
+    List<NyalaTable> tables = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
-      String name = "stale_" + round;
-      NyalaTable table = client.createTable(name, TestRows.schema(),
-          new CreateTableOptions().setNumReplicas(3));
-      List<String> tablets = cluster.tablets().tabletIds(name);
+      tables.add(hibernating() ? createAndWrite(round) : null);
+    }
+    for (int round = 0; round < rounds; round++) {
+      NyalaTable table = hibernating() ? tables.get(round) : createAndWrite(round);
+      List<String> tablets = cluster.tablets().tabletIds(table.getName());
       assertThat(tablets).hasSize(1);
       String tablet = tablets.get(0);
-      assertThat(write(table, 1000L + round).hasRowError()).isFalse();
       if (hibernating()) {
         Hibernation.awaitCold(probe, tablet, cluster.numTabletServers());
         OperationResponse wake = write(table, 2000L + round);
@@ -153,6 +156,14 @@ class StaleReadIT {
             .contains(newKey);
       }
     }
+  }
+
+  /** Creates round {@code round}'s single-tablet table and writes its first row. */
+  private NyalaTable createAndWrite(int round) {
+    NyalaTable table = client.createTable("stale_" + round, TestRows.schema(),
+        new CreateTableOptions().setNumReplicas(3));
+    assertThat(write(table, 1000L + round).hasRowError()).isFalse();
+    return table;
   }
 
   /**
