@@ -4,7 +4,10 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.consensus.RaftLogWorkers;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import java.io.IOException;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +54,8 @@ final class StateMachineEvents {
    * A replica's division closed its state machine. When the replica is being deleted or
    * hibernated, its log worker is ended now rather than at its next poll (see
    * {@link RaftLogWorkers}): the removal deletes that log, and would otherwise wait up to a
-   * second for the thread. Runs on the division's apply thread while a delete holds
+   * second for the thread. When nothing here asked for the close (see {@link #closedByRatis}),
+   * the replica goes FAILED. Runs on the division's apply thread while a delete holds
    * {@link TabletManager}'s monitor: it must take no lock.
    */
   void closed(String tabletId, RaftGroupMemberId member) {
@@ -62,6 +66,32 @@ final class StateMachineEvents {
     ReplicaState s = r.state();
     if (s == ReplicaState.DELETING || s == ReplicaState.HIBERNATING) {
       RaftLogWorkers.endForRemoval(member);
+    } else if (s == ReplicaState.RUNNING && closedByRatis(member)) {
+      failed(tabletId, NyalaException.ioError(String.format("tablet %s: its Raft group closed "
+          + "without this server asking (Ratis closes it when its log worker or apply thread "
+          + "fails, e.g. on a WAL disk error: see 'hit exception' in the server log), so this "
+          + "replica no longer logs writes or votes", tabletId), null));
+    }
+  }
+
+  /**
+   * Whether Ratis closed the division on its own: the division is closing while the server
+   * runs and this server is still in the group's configuration. Hibernation and deletion
+   * change the replica's state first; a server stop closes the Raft server first; a replica
+   * removed from its group is closed by Ratis and deleted by the master, none of which fail it
+   * (docs/data-safety.md, "Disk faults").
+   */
+  private boolean closedByRatis(RaftGroupMemberId member) {
+    RaftServer server = groups.server();
+    if (server == null || server.getLifeCycleState().isClosingOrClosed()) {
+      return false;
+    }
+    try {
+      RaftServer.Division d = server.getDivision(member.getGroupId());
+      return !d.getInfo().isAlive() && d.getRaftConf().getPeer(member.getPeerId(),
+          RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null;
+    } catch (IOException | RuntimeException e) {
+      return false; // removed from Ratis meanwhile: asked for
     }
   }
 
