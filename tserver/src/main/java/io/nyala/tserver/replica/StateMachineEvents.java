@@ -39,12 +39,17 @@ final class StateMachineEvents {
    * "Damage is contained"). Never waits.
    */
   void failed(String tabletId, NyalaException why) {
+    failed(tabletId, why, true);
+  }
+
+  /** {@code stopGroup}: false when its division is closing already (a removal would wait). */
+  private void failed(String tabletId, NyalaException why, boolean stopGroup) {
     TabletReplica r = replicas.find(tabletId);
     if (r == null || !r.markFailed(why)) {
       return;
     }
     LOG.error("tablet {}: replica FAILED: {}", tabletId, why.detail());
-    if (groups.server() != null) {
+    if (stopGroup && groups.server() != null) {
       groups.stopFailed(r); // else start() does it once Ratis runs
     }
     listener.leaderChanged(tabletId); // reports at once
@@ -70,16 +75,18 @@ final class StateMachineEvents {
       failed(tabletId, NyalaException.ioError(String.format("tablet %s: its Raft group closed "
           + "without this server asking (Ratis closes it when its log worker or apply thread "
           + "fails, e.g. on a WAL disk error: see 'hit exception' in the server log), so this "
-          + "replica no longer logs writes or votes", tabletId), null));
+          + "replica no longer logs writes or votes", tabletId), null), false);
     }
   }
 
   /**
-   * Whether Ratis closed the division on its own: the division is closing while the server
-   * runs and this server is still in the group's configuration. Hibernation and deletion
-   * change the replica's state first; a server stop closes the Raft server first; a replica
-   * removed from its group is closed by Ratis and deleted by the master, none of which fail it
-   * (docs/data-safety.md, "Disk faults").
+   * Whether Ratis closed the division because its log failed: the division is closing while the
+   * server runs, this server is still in the group's configuration, and the division's log
+   * worker is the thread closing it ({@link RaftLogWorkers#isClosingItsDivision}). Hibernation
+   * and deletion change the replica's state first; a server stop closes the Raft server first;
+   * a replica removed from its group (closed by Ratis, as a leader or as a candidate its peers
+   * tell so) is deleted by the master: none of these fail it (docs/data-safety.md, "Disk
+   * faults").
    */
   private boolean closedByRatis(RaftGroupMemberId member) {
     RaftServer server = groups.server();
@@ -89,7 +96,8 @@ final class StateMachineEvents {
     try {
       RaftServer.Division d = server.getDivision(member.getGroupId());
       return !d.getInfo().isAlive() && d.getRaftConf().getPeer(member.getPeerId(),
-          RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null;
+          RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null
+          && RaftLogWorkers.isClosingItsDivision(member);
     } catch (IOException | RuntimeException e) {
       return false; // removed from Ratis meanwhile: asked for
     }
