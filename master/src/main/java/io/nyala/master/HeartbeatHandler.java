@@ -51,7 +51,8 @@ final class HeartbeatHandler {
     }
     TSDescriptor known = tsManager.get(req.getRegistration().getUuid());
     ServerRegistrationPB before = known == null ? null : known.registration();
-    TSDescriptor ts = tsManager.heartbeat(req.getRegistration(), req.getNumLiveTablets());
+    TSDescriptor ts = tsManager.heartbeat(req.getRegistration(), req.getNumLiveTablets(),
+        req.getNumDataDirs(), req.getFailedDataDirsList());
     if (!ts.registration().equals(before)) {
       registrationChanged.run();
     }

@@ -231,12 +231,23 @@ final class MasterPages {
           Html.escape(addr(r.getRpcAddress())), Html.escape(addr(r.getHttpAddress())),
           tsManager.isLive(d) ? "live" : "dead",
           tsManager.millisSinceHeartbeat(d) + " ms ago",
-          String.valueOf(n), String.valueOf(hc.awake()), String.valueOf(hc.hibernated())));
+          String.valueOf(n), String.valueOf(hc.awake()), String.valueOf(hc.hibernated()),
+          Html.escape(failedDirs(d))));
     }
     rows.add(List.of("total", "", "", "", "", "", String.valueOf(replicas),
-        String.valueOf(total.awake()), String.valueOf(total.hibernated())));
+        String.valueOf(total.awake()), String.valueOf(total.hibernated()), ""));
     return Html.rawTable(List.of("name", "uuid", "RPC", "HTTP", "live", "last heartbeat",
-        "replicas", "awake", "hibernated"), rows);
+        "replicas", "awake", "hibernated", "failed data dirs"), rows);
+  }
+
+  /** "k of n: dirs" (docs/data-safety.md, "Disk faults"); empty when none failed. */
+  static String failedDirs(TSDescriptor d) {
+    List<String> failed = d.failedDataDirs();
+    if (failed.isEmpty()) {
+      return "";
+    }
+    return failed.size() + " of " + d.numDataDirs() + ": " + String.join(", ", failed)
+        + (d.allDataDirsFailed() ? " (takes no new replica)" : "");
   }
 
   private static String webUrl(HostPortPB pb) {

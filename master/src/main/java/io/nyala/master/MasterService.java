@@ -137,7 +137,8 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
             .setNumReplicas(counts.getOrDefault(d.uuid(), 0))
             .setNumLiveTablets(d.numLiveTablets())
             .setNumAwakeReplicas(hc.awake())
-            .setNumHibernatedReplicas(hc.hibernated()));
+            .setNumHibernatedReplicas(hc.hibernated())
+            .setNumDataDirs(d.numDataDirs()).addAllFailedDataDirs(d.failedDataDirs()));
       }
       return b.build();
     }, e -> ListTabletServersResponsePB.newBuilder().setError(e).build());

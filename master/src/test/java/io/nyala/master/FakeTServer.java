@@ -89,8 +89,15 @@ final class FakeTServer implements AutoCloseable {
 
   TSHeartbeatResponsePB heartbeat(MasterServiceGrpc.MasterServiceBlockingStub master,
       TabletReportPB report) {
+    return heartbeat(master, report, 0, List.of());
+  }
+
+  /** A heartbeat reporting {@code numDataDirs} data dirs, {@code failed} of them failed. */
+  TSHeartbeatResponsePB heartbeat(MasterServiceGrpc.MasterServiceBlockingStub master,
+      TabletReportPB report, int numDataDirs, List<String> failed) {
     TSHeartbeatRequestPB.Builder b = TSHeartbeatRequestPB.newBuilder()
-        .setRegistration(registration());
+        .setRegistration(registration()).setNumDataDirs(numDataDirs)
+        .addAllFailedDataDirs(failed);
     if (report != null) {
       b.setTabletReport(report);
     }

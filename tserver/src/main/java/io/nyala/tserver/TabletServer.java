@@ -40,6 +40,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -275,6 +276,8 @@ public class TabletServer extends ServerBase {
     Heartbeater hb = new Heartbeater(name, masters, channels, topts.heartbeatIntervalMs,
         this::registration, this::tabletReports);
     hb.setClusterGuard(clusterGuard);
+    hb.setDataDirs(fs.dataDirs().size(), () -> blockManager instanceof LogBlockManager lbm
+        ? lbm.dirFailures().failedDirs() : Set.<Path>of());
     heartbeater = hb;
     onClose(hb);
     hb.start();
@@ -391,10 +394,7 @@ public class TabletServer extends ServerBase {
     @Override
     public void schemaAltered(String tabletId, Schema schema, String newTableName, long index) {
       tabletManager.schemaAltered(tabletId, schema, newTableName);
-      Heartbeater hb = heartbeater;
-      if (hb != null) {
-        hb.wake();
-      }
+      leaderChanged(tabletId); // reports at once
     }
   }
 }

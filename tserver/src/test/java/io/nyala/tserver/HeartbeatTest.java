@@ -1,6 +1,7 @@
 package io.nyala.tserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.Server;
@@ -9,11 +10,13 @@ import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.env.DiskFaults;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.master.TabletStatePB;
+import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.web.StatusPage;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -94,6 +97,38 @@ class HeartbeatTest {
           .until(() -> masters.get(1).heartbeats.get() >= before + 2);
     } finally {
       servers.forEach(Server::shutdownNow);
+    }
+  }
+
+  @Test
+  void aFailedDataDirIsReportedToTheMaster() throws Exception {
+    FakeMaster master = new FakeMaster();
+    Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(master).build().start();
+    TserverOptions o = TserverFixture.options(dir, TserverFixture.freePort());
+    o.masterAddresses = "127.0.0.1:" + grpc.getPort();
+    o.heartbeatIntervalMs = 200;
+    Path data = dir.resolve("data");
+    o.fsDataDirs = List.of(data.toString());
+    try (TserverFixture fx = new TserverFixture(); TabletServer ts = TserverFixture.start(o)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> !master.heartbeats.isEmpty());
+      assertThat(master.heartbeats.get(0).getNumDataDirs()).isEqualTo(1);
+      assertThat(master.heartbeats.get(0).getFailedDataDirsList()).isEmpty();
+
+      String tablet = RaftIds.newId();
+      fx.createTablet(tablet, List.of(ts));
+      TserverFixture.awaitLeader(tablet, List.of(ts));
+      assertThat(fx.write(ts, TserverFixture.inserts(tablet, 0, 10, RowOpType.INSERT))
+          .hasError()).isFalse();
+      ts.diskFaults().inject(DiskFaults.Op.SYNC, DiskFaults.Kind.EIO, data);
+      assertThatThrownBy(() -> ts.snapshotTablet(tablet))
+          .hasMessageContaining("flush failed on a disk error");
+      String failed = data.resolve("blocks").toString();
+      await().atMost(Duration.ofSeconds(10)).until(() -> master.heartbeats.stream()
+          .anyMatch(h -> h.getFailedDataDirsList().equals(List.of(failed))
+              && h.getNumDataDirs() == 1));
+    } finally {
+      grpc.shutdownNow();
     }
   }
 

@@ -54,7 +54,7 @@ final class NewTableEntries {
 
   Entries build(String name, CreateTableRequestPB req, PartitionSchema ps, int rf,
       List<PartitionPB> partitions) {
-    List<TSDescriptor> live = tsManager.live();
+    List<TSDescriptor> live = tsManager.placeable();
     Map<String, Integer> loads = new HashMap<>();
     Map<String, Integer> counts = replicaCounts();
     live.forEach(d -> loads.put(d.uuid(), counts.getOrDefault(d.uuid(), 0)));

@@ -55,7 +55,8 @@ public final class ReplicaPlacer {
     if (rf > loads.size()) {
       throw NyalaException.invalidArgument(
           "not enough live tablet servers to create a table with replication factor %d: "
-              + "%d are alive", rf, loads.size());
+              + "%d are alive (those whose every data dir failed do not count)", rf,
+          loads.size());
     }
     if ((long) numTablets * rf > (long) maxCreateTabletsPerTs * loads.size()) {
       throw NyalaException.invalidArgument("%d tablets x %d replicas is over the maximum of %d "

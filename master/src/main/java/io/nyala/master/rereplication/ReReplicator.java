@@ -133,7 +133,9 @@ public final class ReReplicator {
         .filter(t -> t.getReplicasList().stream()
             .anyMatch(p -> toReplace(t.getTabletId(), p.getUuid(), dead)))
         .toList());
-    Map<String, Integer> loads = liveLoads(live);
+    // A tserver whose every data dir failed keeps its replicas but takes no new one.
+    Map<String, Integer> loads = liveLoads(tsManager.placeable().stream()
+        .map(TSDescriptor::uuid).collect(Collectors.toSet()));
     for (SysTabletEntryPB t : affected) {
       if (inFlight.containsKey(t.getTabletId())) {
         continue;

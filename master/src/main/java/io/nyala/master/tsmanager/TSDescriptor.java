@@ -3,6 +3,7 @@ package io.nyala.master.tsmanager;
 import io.nyala.common.HostPort;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.TSInfoPB;
+import java.util.List;
 
 /**
  * What the master knows about one tablet server. Mutable: every field is guarded by this
@@ -13,6 +14,9 @@ public final class TSDescriptor {
   private ServerRegistrationPB registration;
   private long lastHeartbeatNanos;
   private int numLiveTablets;
+  /** Its data dirs (0 = not reported) and those that failed (docs/data-safety.md). */
+  private int numDataDirs;
+  private List<String> failedDataDirs = List.of();
   /** The registry epoch of the last full tablet report; a new leadership bumps the epoch. */
   private long fullReportEpoch = -1;
 
@@ -43,6 +47,32 @@ public final class TSDescriptor {
     registration = reg;
     numLiveTablets = liveTablets;
     lastHeartbeatNanos = nowNanos;
+  }
+
+  /** Records the data dirs the last heartbeat reported; returns whether the failed ones changed. */
+  synchronized boolean dataDirs(int count, List<String> failed) {
+    numDataDirs = count;
+    boolean changed = !failedDataDirs.equals(failed);
+    failedDataDirs = List.copyOf(failed);
+    return changed;
+  }
+
+  /** The data dirs that failed at run time, as the tserver last reported them. */
+  public synchronized List<String> failedDataDirs() {
+    return failedDataDirs;
+  }
+
+  /** How many data dirs the tserver has; 0 if it does not report them. */
+  public synchronized int numDataDirs() {
+    return numDataDirs;
+  }
+
+  /**
+   * Whether every data dir of the tserver failed: it can create no block, so no new replica
+   * goes there (docs/data-safety.md, "Disk faults").
+   */
+  public synchronized boolean allDataDirsFailed() {
+    return numDataDirs > 0 && failedDataDirs.size() >= numDataDirs;
   }
 
   synchronized void touch(long nowNanos) {

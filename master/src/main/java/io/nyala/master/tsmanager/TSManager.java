@@ -35,8 +35,17 @@ public final class TSManager {
     this.listeningSinceNanos = nanoClock.getAsLong();
   }
 
-  /** Registers or refreshes a tserver; returns its descriptor. */
+  /** Registers or refreshes a tserver that reports no data dirs; returns its descriptor. */
   public TSDescriptor heartbeat(ServerRegistrationPB reg, int numLiveTablets) {
+    return heartbeat(reg, numLiveTablets, 0, List.of());
+  }
+
+  /**
+   * Registers or refreshes a tserver with {@code numDataDirs} data dirs, {@code failedDataDirs}
+   * of which failed; returns its descriptor.
+   */
+  public TSDescriptor heartbeat(ServerRegistrationPB reg, int numLiveTablets, int numDataDirs,
+      List<String> failedDataDirs) {
     if (reg.getUuid().isEmpty()) {
       throw NyalaException.invalidArgument("heartbeat without a tablet server uuid");
     }
@@ -51,6 +60,10 @@ public final class TSManager {
       return new TSDescriptor(u, reg, now);
     });
     d.heartbeat(reg, numLiveTablets, now);
+    if (d.dataDirs(numDataDirs, failedDataDirs)) {
+      LOG.warn("{}: failed data dirs now {} of {}{}", d, failedDataDirs, numDataDirs,
+          d.allDataDirsFailed() ? ": every one failed, no new replica goes there" : "");
+    }
     return d;
   }
 
@@ -121,5 +134,13 @@ public final class TSManager {
 
   public List<TSDescriptor> live() {
     return all().stream().filter(this::isLive).toList();
+  }
+
+  /**
+   * The live tservers that may take new replicas: not those whose every data dir failed
+   * (docs/data-safety.md, "Disk faults"), as in Kudu.
+   */
+  public List<TSDescriptor> placeable() {
+    return all().stream().filter(d -> isLive(d) && !d.allDataDirsFailed()).toList();
   }
 }

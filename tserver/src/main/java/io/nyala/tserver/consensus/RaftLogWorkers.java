@@ -37,6 +37,27 @@ public final class RaftLogWorkers {
     return true;
   }
 
+  /**
+   * Whether {@code member}'s log worker is closing its division right now: Ratis 3.3.0's worker
+   * does that only after an error it cannot handle ("hit exception"), and tells no one else.
+   * Call it while the division closes (its log worker then waits in that close for the state
+   * machine's to finish). Other closes (a stop, a removal, a candidate told it left the group)
+   * run on other threads.
+   */
+  public static boolean isClosingItsDivision(RaftGroupMemberId member) {
+    Thread t = find(member);
+    if (t == null) {
+      return false;
+    }
+    for (StackTraceElement e : t.getStackTrace()) {
+      if (e.getClassName().equals("org.apache.ratis.server.impl.RaftServerImpl")
+          && e.getMethodName().equals("close")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The live thread named after {@code member}'s log worker, or null (tests check with it). */
   public static Thread find(RaftGroupMemberId member) {
     String name = member + SUFFIX;

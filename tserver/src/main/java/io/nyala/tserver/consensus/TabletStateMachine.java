@@ -288,6 +288,25 @@ public final class TabletStateMachine extends BaseStateMachine {
     listener.leaderChanged(tabletId);
   }
 
+  /**
+   * Ratis' log worker could not write or roll the Raft log (the WAL): every later append fails,
+   * so the replica can neither acknowledge nor vote. It is reported as damaged, hence FAILED and
+   * re-replicated (docs/data-safety.md, "Disk faults").
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    String at = failedEntry == null ? "while rolling a segment"
+        : "at entry " + failedEntry.getIndex();
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause(); // Ratis wraps the file system's error: name that one
+    }
+    NyalaException why = NyalaException.ioError(String.format(
+        "tablet %s: its Raft log (WAL) failed %s, so this replica can no longer log writes: %s",
+        tabletId, at, root), cause);
+    listener.dataDamaged(tabletId, why);
+  }
+
   /** The replica is being deleted here: see {@link CopyInstalls#cancel}. */
   public void cancelCopies(String why) {
     copies.cancel(why);

@@ -10,7 +10,9 @@ import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.master.TabletReportPB;
 import io.nyala.common.rpc.Channels;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +57,9 @@ public final class Heartbeater implements AutoCloseable {
   private volatile HostPort leaderMasterHttp;
   /** Which masters may be obeyed (docs/data-safety.md); null = any (tests of this class). */
   private volatile ClusterIdGuard clusterGuard;
+  /** The server's data dirs: how many, and which failed (docs/data-safety.md, "Disk faults"). */
+  private volatile int dataDirCount;
+  private volatile Supplier<? extends Collection<Path>> failedDataDirs = List::of;
 
   public Heartbeater(String serverName, List<HostPort> masters, Channels channels,
       long intervalMs, Supplier<ServerRegistrationPB> registration,
@@ -77,6 +82,16 @@ public final class Heartbeater implements AutoCloseable {
   public void setClusterGuard(ClusterIdGuard guard) {
     this.clusterGuard = guard;
   }
+
+  /**
+   * Reports the server's {@code count} data dirs and those that failed, so that the master
+   * places no new replica on a server whose every data dir failed.
+   */
+  public void setDataDirs(int count, Supplier<? extends Collection<Path>> failed) {
+    this.dataDirCount = count;
+    this.failedDataDirs = failed;
+  }
+
 
   /** Sends the next heartbeat now rather than at the end of the interval. */
   public void wake() {
@@ -160,7 +175,8 @@ public final class Heartbeater implements AutoCloseable {
     ClusterIdGuard guard = clusterGuard;
     TSHeartbeatRequestPB req = TSHeartbeatRequestPB.newBuilder()
         .setRegistration(registration.get()).setTabletReport(report)
-        .setNumLiveTablets(current.size())
+        .setNumLiveTablets(current.size()).setNumDataDirs(dataDirCount)
+        .addAllFailedDataDirs(failedDataDirs.get().stream().map(Path::toString).toList())
         .setClusterId(guard == null ? "" : guard.accepted()).build();
     TSHeartbeatResponsePB resp = sendToLeader(req);
     acknowledged = now;

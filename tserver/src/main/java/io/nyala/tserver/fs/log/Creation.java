@@ -11,8 +11,8 @@ import java.util.List;
  * file: a block holds its container exclusively from {@link #create()} until
  * {@link Block#finalizeBlock()}, so its bytes are contiguous and no lock is taken per append
  * (as in Kudu). Commit makes the whole group durable with one data fsync and one metadata
- * fsync per touched container; a transaction closed without commit writes no CREATE record,
- * and its ranges are punched out in the background.
+ * fsync per touched container; a transaction closed without commit, or whose commit failed,
+ * leaves no visible block, and its ranges are punched out in the background.
  */
 final class Creation implements BlockManager.CreationTransaction {
   /** A block being written; its fields are touched by the transaction's thread only. */
@@ -95,7 +95,19 @@ final class Creation implements BlockManager.CreationTransaction {
       }
     }
     done = true;
-    return blocks.isEmpty() ? List.of() : lbm.commitBlocks(blocks);
+    if (blocks.isEmpty()) {
+      return List.of();
+    }
+    try {
+      return lbm.commitBlocks(blocks);
+    } catch (RuntimeException e) {
+      // A failed data sync or metadata append (docs/data-safety.md, "Disk faults"): no block
+      // became visible, so all are abandoned, their ranges punched and their containers'
+      // counts right, instead of holding space until a restart. A CREATE record that did
+      // reach a disk names a block no superblock lists: the orphan GC at start deletes it.
+      lbm.abandon(blocks);
+      throw e;
+    }
   }
 
   private void checkOpen() {
