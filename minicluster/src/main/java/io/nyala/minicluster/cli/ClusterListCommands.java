@@ -86,10 +86,12 @@ final class ClusterListCommands {
       description = {
           "Lists the tablet servers as the leader master sees them: uuid, addresses, "
               + "live or dead with the seconds since the last heartbeat, tablets reported, "
-              + "replicas placed, and of those reported how many are awake and hibernated."})
+              + "replicas placed, of those reported how many are awake and hibernated, and how "
+              + "many of its data dirs failed (a server whose every dir failed takes no new "
+              + "replica); the failed dirs are named below the table."})
   static final class TserverListCommand implements Callable<Integer> {
     private static final String TS_ROW =
-        "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s%n";
+        "%-32s  %-21s  %-21s  %-21s  %-5s  %8s  %7s  %8s  %7s  %10s  %11s%n";
 
     @Mixin MastersOption masters;
 
@@ -113,15 +115,20 @@ final class ClusterListCommands {
         throw NyalaException.from(e);
       }
       System.out.printf(TS_ROW, "UUID", "RPC", "RAFT", "HTTP", "STATE", "LAST_HB", "TABLETS",
-          "REPLICAS", "AWAKE", "HIBERNATED");
+          "REPLICAS", "AWAKE", "HIBERNATED", "FAILED_DIRS");
       resp.getServersList().forEach(e -> System.out.print(row(e)));
+      resp.getServersList().stream().filter(e -> e.getFailedDataDirsCount() > 0).forEach(e ->
+          System.out.printf("%s: failed data dirs: %s%n", e.getTsInfo().getUuid(),
+              String.join(", ", e.getFailedDataDirsList())));
       return 0;
     }
   }
 
   /**
    * One tablet server's row; AWAKE and HIBERNATED count its replicas as it last reported them
-   * (a hibernated replica holds no Raft group open, see docs/dense-nodes.md).
+   * (a hibernated replica holds no Raft group open, see docs/dense-nodes.md); FAILED_DIRS is
+   * "failed/all" of its data dirs, "-" when it reported none (docs/data-safety.md, "Disk
+   * faults").
    */
   static String row(ListTabletServersResponsePB.Entry e) {
     TSInfoPB ts = e.getTsInfo();
@@ -132,7 +139,8 @@ final class ClusterListCommands {
         e.getLive() ? "live" : "dead",
         String.format("%.1fs", e.getMillisSinceHeartbeat() / 1000.0),
         e.getNumLiveTablets(), e.getNumReplicas(), e.getNumAwakeReplicas(),
-        e.getNumHibernatedReplicas());
+        e.getNumHibernatedReplicas(), e.getNumDataDirs() == 0 ? "-"
+            : e.getFailedDataDirsCount() + "/" + e.getNumDataDirs());
   }
 
   private static String address(boolean present, HostPortPB hp) {

@@ -45,7 +45,7 @@ class ClusterListCommandsTest {
       List<String> tsRows = rows(ts);
       assertThat(tsRows).hasSize(3);
       assertThat(tsRows.get(0)).contains("UUID", "STATE", "LAST_HB", "TABLETS", "REPLICAS",
-          "AWAKE", "HIBERNATED");
+          "AWAKE", "HIBERNATED", "FAILED_DIRS");
       for (int i = 0; i < 2; i++) {
         String uuid = c.tabletServer(i).uuid();
         assertThat(tsRows).anySatisfy(r -> assertThat(r).startsWith(uuid).contains(" live "));
@@ -66,16 +66,19 @@ class ClusterListCommandsTest {
   }
 
   @Test
-  void aTabletServersRowEndsWithItsAwakeAndHibernatedReplicas() {
+  void aTabletServersRowEndsWithItsReplicasAndFailedDataDirs() {
     ListTabletServersResponsePB.Entry e = ListTabletServersResponsePB.Entry.newBuilder()
         .setTsInfo(TSInfoPB.newBuilder().setUuid("ts-a")).setLive(true)
         .setMillisSinceHeartbeat(1500).setNumLiveTablets(1200).setNumReplicas(1200)
-        .setNumAwakeReplicas(200).setNumHibernatedReplicas(1000).build();
+        .setNumAwakeReplicas(200).setNumHibernatedReplicas(1000).setNumDataDirs(4)
+        .addFailedDataDirs("/data/2").build();
 
     String row = ClusterListCommands.row(e);
 
     assertThat(row.trim().split(" +")).containsExactly("ts-a", "-", "-", "-", "live", "1.5s",
-        "1200", "1200", "200", "1000");
+        "1200", "1200", "200", "1000", "1/4");
+    assertThat(ClusterListCommands.row(e.toBuilder().clearNumDataDirs().clearFailedDataDirs()
+        .build()).trim()).endsWith(" -");
   }
 
   @Test
