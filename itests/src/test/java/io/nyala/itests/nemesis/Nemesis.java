@@ -18,32 +18,37 @@ final class Nemesis implements AutoCloseable {
   private final List<Fault> faults;
   private final History history;
   private final Random random;
-  private final long minGapMs;
-  private final long maxGapMs;
-  private final long minHoldMs;
-  private final long maxHoldMs;
+  private final Millis gap;
+  private final Millis hold;
   private final CountDownLatch stopped = new CountDownLatch(1);
   /** Applications per fault name (ok or not); guarded by itself. */
   private final Map<String, Integer> applied = new TreeMap<>();
   private final Thread thread;
 
+  /** A range of milliseconds, from {@code min} to {@code max} inclusive. */
+  record Millis(long min, long max) {
+    Millis {
+      if (min < 0 || max < min) {
+        throw new IllegalArgumentException("not a range of milliseconds: " + min + ".." + max);
+      }
+    }
+  }
+
   /**
    * A schedule, not started.
    *
-   * @param gapMs the range of quiet time before each fault, {min, max}
-   * @param holdMs the range of time each fault lasts, {min, max}
+   * @param gap the range of quiet time before each fault
+   * @param hold the range of time each fault lasts
    */
-  Nemesis(List<Fault> faults, History history, long seed, long[] gapMs, long[] holdMs) {
+  Nemesis(List<Fault> faults, History history, long seed, Millis gap, Millis hold) {
     if (faults.isEmpty()) {
       throw new IllegalArgumentException("a nemesis needs at least one fault");
     }
     this.faults = List.copyOf(faults);
     this.history = history;
     this.random = new Random(seed);
-    this.minGapMs = gapMs[0];
-    this.maxGapMs = gapMs[1];
-    this.minHoldMs = holdMs[0];
-    this.maxHoldMs = holdMs[1];
+    this.gap = gap;
+    this.hold = hold;
     this.thread = new Thread(this::run, "nemesis");
     thread.setDaemon(true);
   }
@@ -54,7 +59,7 @@ final class Nemesis implements AutoCloseable {
 
   private void run() {
     long healedFor = 0;
-    while (!pause(minGapMs - healedFor, maxGapMs - healedFor)) {
+    while (!pause(gap.min() - healedFor, gap.max() - healedFor)) {
       Fault f = faults.get(random.nextInt(faults.size()));
       synchronized (applied) {
         applied.merge(f.name(), 1, Integer::sum);
@@ -65,7 +70,7 @@ final class Nemesis implements AutoCloseable {
       } catch (RuntimeException e) {
         history.complete(op, Outcome.FAIL, null, f.name() + " could not apply: " + e);
       }
-      pause(minHoldMs, maxHoldMs);
+      pause(hold.min(), hold.max());
       // A restart takes seconds of the quiet gap: the schedule keeps its pace.
       long start = System.nanoTime();
       heal(f);

@@ -87,7 +87,7 @@ class NemesisIT {
         new PauseTserverFault(cluster), new KillLeaderFault(cluster, tablets),
         new TransferLeaderFault(cluster, tablets), new PartitionFault(cluster, tablets)),
         history, seed,
-        new long[] {1_000, 4_000}, new long[] {2_000, 6_000});
+        new Nemesis.Millis(1_000, 4_000), new Nemesis.Millis(2_000, 6_000));
     long end = System.nanoTime() + run.toNanos();
     BooleanSupplier stop = () -> System.nanoTime() - end >= 0;
     ExecutorService pool = Executors.newFixedThreadPool(6);

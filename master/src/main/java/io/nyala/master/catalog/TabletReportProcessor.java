@@ -129,13 +129,15 @@ final class TabletReportProcessor {
   }
 
   /**
-   * Called (on the catalog's apply thread) when a tablet's catalog entry changed. Only the
-   * leader hears reports; a follower keeps nothing, so its set stays empty until it leads.
+   * Called (on the catalog's apply thread) when a tablet's catalog entry changed: records the
+   * id, nothing more. It must not ask Ratis anything, such as whether this master leads: while
+   * the master stops, Ratis waits for this thread to end and a call into Ratis could wait for
+   * the stop. On a follower the set only collects ids (at most one per tablet); it is cleared
+   * when this master becomes leader, which starts from full reports, and only the leader's
+   * background pass drains it.
    */
   void tabletChanged(String tabletId) {
-    if (catalog.isLeader()) {
-      undecided.changed(tabletId);
-    }
+    undecided.changed(tabletId);
   }
 
   /**
