@@ -79,8 +79,15 @@ class QuickstartIT {
       int before = terminal.size();
       assertThat(new ProcessBuilder("kill", "-INT", Long.toString(cluster.pid())).start()
           .waitFor()).isZero();
-      assertThat(cluster.waitFor(60, TimeUnit.SECONDS)).as("local-cluster exits on SIGINT")
-          .isTrue();
+      boolean exited = cluster.waitFor(60, TimeUnit.SECONDS);
+      if (!exited) { // what it waits on: the evidence a hung stop leaves
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        Process dump = new ProcessBuilder(jcmd, Long.toString(cluster.pid()), "Thread.print")
+            .redirectErrorStream(true).start();
+        System.out.println("QuickstartIT: local-cluster still runs 60 s after SIGINT; threads:\n"
+            + new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      }
+      assertThat(exited).as("local-cluster exits on SIGINT").isTrue();
       reader.join(10_000); // the terminal's last lines, up to its end of file
       List<String> stop = List.copyOf(terminal.subList(before, terminal.size()));
       System.out.println("QuickstartIT: after Ctrl-C:\n" + String.join("\n", stop));

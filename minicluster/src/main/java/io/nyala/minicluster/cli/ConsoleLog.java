@@ -3,6 +3,7 @@ package io.nyala.minicluster.cli;
 import io.nyala.common.NyalaException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.Appender;
@@ -23,8 +24,9 @@ import org.apache.logging.log4j.core.layout.PatternLayout;
  * groups (a candidate that lost an election, a follower that fell behind) and the system
  * handles them; Nyala's warnings and everyone's errors are shown. While
  * the cluster stops, only errors reach the terminal: closing Raft groups interrupts their
- * appenders and cancels their streams on purpose, which Ratis reports as warnings, and a clean
- * stop must not look like a crash. Everything stays in the file.
+ * appenders and cancels their streams on purpose, which Ratis reports as warnings (and, for a
+ * peer's call that reaches a group already closing, as an error: {@link StoppingErrors}), and
+ * a clean stop must not look like a crash. Everything stays in the file.
  */
 final class ConsoleLog {
   private static final String CONSOLE = "console";
@@ -59,10 +61,13 @@ final class ConsoleLog {
     ctx.updateLoggers();
   }
 
-  /** From now on only errors reach the console (for a clean stop); the file keeps the rest. */
+  /**
+   * From now on only errors reach the console (for a clean stop), and not those Ratis logs
+   * because the stop closes a group while a peer still calls it; the file keeps the rest.
+   */
   static void quiet() {
     LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-    consoleAt(ctx.getConfiguration(), Level.ERROR, null);
+    consoleAt(ctx.getConfiguration(), Level.ERROR, new StoppingErrors());
     ctx.updateLoggers();
   }
 
@@ -74,6 +79,39 @@ final class ConsoleLog {
     LoggerConfig root = cfg.getRootLogger();
     root.removeAppender(CONSOLE);
     root.addAppender(console, level, filter);
+  }
+
+  /**
+   * While the cluster stops: errors, except Ratis' reports of a call that reached a group the
+   * stop is closing (a heartbeat from a peer that has not stopped yet answered "not in
+   * [STARTING, RUNNING]: current state is CLOSING", or a closed server's refusal).
+   */
+  static final class StoppingErrors extends AbstractFilter {
+    /** Ratis' exceptions for a call to a closing or closed group or server. */
+    private static final Set<String> CLOSING = Set.of(
+        "org.apache.ratis.protocol.exceptions.ServerNotReadyException",
+        "org.apache.ratis.protocol.exceptions.AlreadyClosedException");
+
+    StoppingErrors() {
+      super(Result.NEUTRAL, Result.DENY);
+    }
+
+    @Override
+    public Result filter(LogEvent event) {
+      return shown(event.getLoggerName(), event.getThrown()) ? Result.NEUTRAL : Result.DENY;
+    }
+
+    static boolean shown(String logger, Throwable thrown) {
+      if (logger == null || !logger.startsWith("org.apache.ratis.")) {
+        return true;
+      }
+      for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        if (CLOSING.contains(t.getClass().getName())) {
+          return false;
+        }
+      }
+      return true;
+    }
   }
 
   /** Errors from anyone; warnings from Nyala's own loggers only. */

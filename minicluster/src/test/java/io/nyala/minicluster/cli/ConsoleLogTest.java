@@ -17,4 +17,19 @@ class ConsoleLogTest {
     assertThat(ConsoleLog.NyalaWarnings.shown(Level.INFO, "io.nyala.master.MasterServer"))
         .isFalse();
   }
+
+  @Test
+  void aStopHidesRatisErrorsAboutGroupsItClosesAndShowsTheRest() {
+    Exception closing = new org.apache.ratis.protocol.exceptions.ServerNotReadyException(
+        "ts@group-1 is not in [STARTING, RUNNING]: current state is CLOSING");
+    assertThat(ConsoleLog.StoppingErrors.shown("org.apache.ratis.server.RaftServer$Division",
+        closing)).isFalse();
+    assertThat(ConsoleLog.StoppingErrors.shown("org.apache.ratis.grpc.server.X",
+        new RuntimeException("wrapped", closing))).isFalse();
+    assertThat(ConsoleLog.StoppingErrors.shown("org.apache.ratis.server.RaftServer$Division",
+        new java.io.IOException("disk"))).isTrue();
+    assertThat(ConsoleLog.StoppingErrors.shown("io.nyala.tserver.TabletServer", closing))
+        .isTrue();
+    assertThat(ConsoleLog.StoppingErrors.shown("org.apache.ratis.x", null)).isTrue();
+  }
 }
