@@ -1,6 +1,7 @@
 package io.nyala.tserver.replica;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.FirstElectionWindow;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftPeers;
 import io.nyala.common.env.DurableDirs;
@@ -117,6 +118,7 @@ final class RaftGroups {
     RaftGroup group = RaftGroup.valueOf(r.groupId(), peers);
     call(r.groupId(), GroupManagementRequest.newAdd(adminClientId,
         server.getId(), callIds.incrementAndGet(), group, format));
+    FirstElectionWindow.watch(server, r.groupId());
   }
 
   /** Closes a replica's group in Ratis and keeps every file of it (hibernation). */

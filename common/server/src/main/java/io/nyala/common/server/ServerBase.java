@@ -3,6 +3,7 @@ package io.nyala.common.server;
 import io.grpc.BindableService;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.consensus.FirstElectionWindow;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DiskFaults;
@@ -165,6 +166,7 @@ public abstract class ServerBase implements AutoCloseable {
   protected void startRaft() {
     try {
       raftServer.start();
+      FirstElectionWindow.watchAll(raftServer);
     } catch (IOException e) {
       throw NyalaException.ioError(name + ": cannot start Raft server on " + raftBind + ": "
           + e.getMessage(), e);
