@@ -26,6 +26,7 @@ import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -72,7 +73,9 @@ final class TableDdl {
     Deadline d = Deadline.after(adminOperationTimeoutMs);
     CreateTableRequestPB req = CreateTableRequestPB.newBuilder().setName(name)
         .setSchema(schema.toPb()).setPartitionSchema(ps.toPb())
-        .setNumReplicas(options.getNumReplicas()).build();
+        .setNumReplicas(options.getNumReplicas())
+        // The same id on every retry: a retry of a create that took effect is not refused.
+        .setRequestId(UUID.randomUUID().toString()).build();
     return master.call("CreateTable '" + name + "'", req, MasterServiceStub::createTable,
             CreateTableResponsePB::getError, d)
         .thenCompose(resp -> waitForCreation(name, resp.getTableId(), d, 0))

@@ -165,7 +165,15 @@ public final class CatalogManager {
     List<PartitionPB> partitions = ps.createPartitions();
     ddlLock.lock();
     try {
-      if (catalog.read(s -> s.tableByName(name)) != null) {
+      SysTableEntryPB existing = catalog.read(s -> s.tableByName(name));
+      if (existing != null) {
+        if (!req.getRequestId().isEmpty()
+            && req.getRequestId().equals(existing.getCreateRequestId())) {
+          // A retry of this very create, whose answer was lost: it succeeded.
+          LOG.info("create of table '{}' retried (request {}): answered with the table it made",
+              name, req.getRequestId());
+          return existing.getTableId();
+        }
         throw NyalaException.alreadyPresent("table '%s' already exists", name);
       }
       NewTableEntries.Entries entries = newTables.build(name, req, ps, rf, partitions);

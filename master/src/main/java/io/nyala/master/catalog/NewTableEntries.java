@@ -68,6 +68,7 @@ final class NewTableEntries {
         .setState(TableStatePB.TABLE_RUNNING)
         .setCreatedTimeMillis(System.currentTimeMillis())
         .setNextColumnId(req.getSchema().getColumnsCount() + 1)
+        .setCreateRequestId(req.getRequestId())
         .build();
     List<SysTabletEntryPB> tablets = new ArrayList<>();
     SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder()
