@@ -132,7 +132,8 @@ final class TableDdl {
   CompletableFuture<NyalaTable> alterTable(String name, AlterTableOptions options) {
     Deadline d = Deadline.after(adminOperationTimeoutMs);
     AlterTableRequestPB req = options.toPb()
-        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
+        .setTable(TableIdentifierPB.newBuilder().setTableName(name))
+        .setRequestId(UUID.randomUUID().toString()).build();
     return master.call("AlterTable '" + name + "'", req, MasterServiceStub::alterTable,
             AlterTableResponsePB::getError, d)
         .thenCompose(resp -> {
@@ -156,7 +157,8 @@ final class TableDdl {
   /** Deletes a table and drops its cached locations. */
   CompletableFuture<Void> deleteTable(String name) {
     DeleteTableRequestPB req = DeleteTableRequestPB.newBuilder()
-        .setTable(TableIdentifierPB.newBuilder().setTableName(name)).build();
+        .setTable(TableIdentifierPB.newBuilder().setTableName(name))
+        .setRequestId(UUID.randomUUID().toString()).build();
     return master.call("DeleteTable '" + name + "'", req, MasterServiceStub::deleteTable,
         DeleteTableResponsePB::getError, Deadline.after(adminOperationTimeoutMs)).thenApply(r -> {
           locations.forgetTableNamed(name);

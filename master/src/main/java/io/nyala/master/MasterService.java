@@ -82,7 +82,7 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   @Override
   public void deleteTable(DeleteTableRequestPB req, StreamObserver<DeleteTableResponsePB> out) {
     Rpcs.respond(out, () -> {
-      catalog.deleteTable(req.getTable());
+      catalog.deleteTable(req.getTable(), req.getRequestId());
       return DeleteTableResponsePB.getDefaultInstance();
     }, e -> DeleteTableResponsePB.newBuilder().setError(e).build());
   }

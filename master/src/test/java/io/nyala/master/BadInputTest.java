@@ -93,20 +93,6 @@ class BadInputTest {
         "table 'twice' already exists");
   }
 
-  /** A create retried after its answer was lost gets its table; another create is refused. */
-  @Test
-  void retriedCreateGetsTheTableItMade() {
-    CreateTableRequestPB first = Tables.create("retried", 1, 1).toBuilder()
-        .setRequestId("req-1").build();
-    String id = m.stub().createTable(first).getTableId();
-    assertThat(id).isNotEmpty();
-    assertThat(m.stub().createTable(first).getTableId()).isEqualTo(id);
-    assertError(create(first.toBuilder().setRequestId("req-2").build()),
-        StatusCodePB.ALREADY_PRESENT, "table 'retried' already exists");
-    assertError(create(first.toBuilder().clearRequestId().build()),
-        StatusCodePB.ALREADY_PRESENT, "table 'retried' already exists");
-  }
-
   @Test
   void replicationFactorAboveLiveTServers() {
     assertError(create(Tables.create("toowide", 1, 3)), StatusCodePB.INVALID_ARGUMENT,
@@ -133,7 +119,7 @@ class BadInputTest {
     assertThat(m.master.isLeader()).isTrue();
   }
 
-  private static void assertError(ErrorPB e, StatusCodePB code, String... fragments) {
+  static void assertError(ErrorPB e, StatusCodePB code, String... fragments) {
     assertThat(e.getCode()).as(e.getMessage()).isEqualTo(code);
     for (String f : fragments) {
       assertThat(e.getMessage()).contains(f);

@@ -167,8 +167,7 @@ public final class CatalogManager {
     try {
       SysTableEntryPB existing = catalog.read(s -> s.tableByName(name));
       if (existing != null) {
-        if (!req.getRequestId().isEmpty()
-            && req.getRequestId().equals(existing.getCreateRequestId())) {
+        if (DdlRetries.isRetryOf(req.getRequestId(), existing.getCreateRequestId())) {
           // A retry of this very create, whose answer was lost: it succeeded.
           LOG.info("create of table '{}' retried (request {}): answered with the table it made",
               name, req.getRequestId());
@@ -226,16 +225,32 @@ public final class CatalogManager {
   }
 
   public void deleteTable(TableIdentifierPB ident) {
+    deleteTable(ident, "");
+  }
+
+  /** Deletes a table; {@code requestId}: see {@link DdlRetries}. */
+  public void deleteTable(TableIdentifierPB ident, String requestId) {
     checkLeaderReady();
     SysTableEntryPB table;
     List<SysTabletEntryPB> tablets;
     ddlLock.lock();
     try {
+      SysTableEntryPB deleted = catalog.read(s -> DdlRetries.deleted(s, requestId));
+      if (deleted != null) {
+        LOG.info("delete of table '{}' retried (request {}): it is gone", deleted.getName(),
+            requestId);
+        return;
+      }
       table = catalog.read(s -> findTable(s, ident));
       tablets = catalog.read(s -> s.tabletsOf(table.getTableId()));
       SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder();
       tablets.forEach(t -> batch.addOps(
           SysCatalogOpPB.newBuilder().setDeleteTabletId(t.getTabletId())));
+      if (!requestId.isEmpty()) {
+        // Kept on the tombstone, which the delete below makes from this entry.
+        batch.addOps(SysCatalogOpPB.newBuilder().setPutTable(
+            table.toBuilder().setDeleteRequestId(requestId)));
+      }
       batch.addOps(SysCatalogOpPB.newBuilder().setDeleteTableId(table.getTableId()));
       catalog.writeSync(batch.build());
     } finally {
@@ -263,8 +278,16 @@ public final class CatalogManager {
     List<SysTabletEntryPB> tablets;
     ddlLock.lock();
     try {
+      SysTableEntryPB done = catalog.read(s -> DdlRetries.altered(s, req.getRequestId()));
+      if (done != null) {
+        LOG.info("alter of table '{}' retried (request {}): already applied", done.getName(),
+            req.getRequestId());
+        return AlterTableResponsePB.newBuilder().setTableId(done.getTableId())
+            .setSchemaVersion(done.getSchema().getVersion()).build();
+      }
       SysTableEntryPB table = catalog.read(s -> findTable(s, req.getTable()));
-      altered = TableAlteration.apply(table, req);
+      altered = TableAlteration.apply(table, req).toBuilder()
+          .setLastAlterRequestId(req.getRequestId()).build();
       String newName = altered.getName();
       if (!newName.equals(table.getName())
           && catalog.read(s -> s.tableByName(newName)) != null) {

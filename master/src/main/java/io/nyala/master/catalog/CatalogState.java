@@ -153,6 +153,11 @@ public final class CatalogState {
     return Collections.unmodifiableCollection(tabletsById.values());
   }
 
+  /** The tombstones of dropped tables. */
+  public Collection<SysTableEntryPB> removedTables() {
+    return Collections.unmodifiableCollection(removedTables.values());
+  }
+
   /** The tombstone of a dropped table (state TABLE_REMOVED), or null. */
   public SysTableEntryPB removedTable(String id) {
     return removedTables.get(id);
