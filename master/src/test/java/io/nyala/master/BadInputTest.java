@@ -15,8 +15,6 @@ import io.nyala.common.proto.master.GetTableSchemaRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,23 +25,18 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class BadInputTest {
   @TempDir static Path dir;
+  static FakeCluster cluster;
   static MasterFixture m;
-  static List<FakeTServer> tservers = new ArrayList<>();
 
   @BeforeAll
   static void startCluster() throws Exception {
-    m = MasterFixture.start(dir);
-    for (int i = 0; i < 2; i++) {
-      FakeTServer ts = new FakeTServer("ts-" + i);
-      tservers.add(ts);
-      ts.register(m.stub());
-    }
+    cluster = FakeCluster.start(dir, 2);
+    m = cluster.m;
   }
 
   @AfterAll
   static void stopCluster() {
-    tservers.forEach(FakeTServer::close);
-    m.close();
+    cluster.close();
   }
 
   private static ErrorPB create(CreateTableRequestPB req) {
