@@ -55,4 +55,21 @@ class ArchitectureTest {
             + "with their server")
         .check(classes);
   }
+
+  @Test
+  void pkiHoldsValuesOnlyAndAloneUsesBouncyCastlesPkix() {
+    noClasses().that().resideInAPackage("io.nyala.common.security.pki..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.nyala.common.env..", "io.nyala.common.fs..", "io.nyala.common.consensus..",
+            "io.nyala.common.server..", "io.nyala.common.rpc..", "io.nyala.common.web..")
+        .because("common/security/pki/package-info.java: it holds values only, stores no "
+            + "files and knows no server directories, catalog or Raft state")
+        .check(classes);
+    noClasses().that().resideOutsideOfPackage("io.nyala.common.security.pki..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.bouncycastle.cert..",
+            "org.bouncycastle.pkcs..", "org.bouncycastle.operator..", "org.bouncycastle.openssl..")
+        .because("common/security/pki/package-info.java: the only package that uses Bouncy "
+            + "Castle's PKIX classes")
+        .check(classes);
+  }
 }
