@@ -52,6 +52,14 @@ public class ServerOptions {
       description = "Port of the HTTP server (default: the role's port; -1 = disabled, 0 = any).")
   public int webserverPort = -2;
 
+  @Option(names = "--webserver_expose_tablet_ids", defaultValue = "false", arity = "0..1",
+      fallbackValue = "true",
+      description = "Serve the web pages that list tablet ids (a table's tablets, a tablet "
+          + "server's replicas). The web UI has no authentication, so they answer 403 unless "
+          + "this is set; home pages show counts only. Not changeable at run time. Default: "
+          + "${DEFAULT-VALUE}.")
+  public boolean webserverExposeTabletIds;
+
   @Option(names = "--master_addresses",
       description = "Comma-separated RPC addresses of the masters.")
   public String masterAddresses = "";
