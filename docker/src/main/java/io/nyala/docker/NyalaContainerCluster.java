@@ -26,6 +26,8 @@ import org.testcontainers.lifecycle.Startable;
  * <p>Clients outside Docker reach the master through the mapped port; tablet servers advertise
  * their container names, so data calls from the host need the host to resolve them (run the
  * test itself in a container, or use {@link #execInMaster}). Inside the network everything works.
+ * Servers bind loopback unless told otherwise, so every container names the interfaces its
+ * listeners bind (0.0.0.0, or its network alias for Raft).
  */
 public final class NyalaContainerCluster implements Startable {
   public static final int MASTER_RPC_PORT = 7051;
@@ -45,7 +47,8 @@ public final class NyalaContainerCluster implements Startable {
             "--master_addresses=master-1:" + MASTER_RPC_PORT,
             "--rpc_bind_addresses=0.0.0.0:" + MASTER_RPC_PORT,
             "--rpc_advertised_addresses=master-1:" + MASTER_RPC_PORT,
-            "--raft_bind_address=master-1:7061")
+            "--raft_bind_address=master-1:7061",
+            "--webserver_interface=0.0.0.0")
         .withExposedPorts(MASTER_RPC_PORT, MASTER_WEB_PORT)
         .waitingFor(Wait.forHttp("/healthz").forPort(MASTER_WEB_PORT)
             .withStartupTimeout(Duration.ofSeconds(60)));
@@ -58,7 +61,8 @@ public final class NyalaContainerCluster implements Startable {
               "--master_addresses=master-1:" + MASTER_RPC_PORT,
               "--rpc_bind_addresses=0.0.0.0:" + TSERVER_RPC_PORT,
               "--rpc_advertised_addresses=" + name + ":" + TSERVER_RPC_PORT,
-              "--raft_bind_address=" + name + ":7060")
+              "--raft_bind_address=" + name + ":7060",
+              "--webserver_interface=0.0.0.0")
           .withExposedPorts(TSERVER_RPC_PORT, 8050)
           .waitingFor(Wait.forHttp("/healthz").forPort(8050)
               .withStartupTimeout(Duration.ofSeconds(60)))

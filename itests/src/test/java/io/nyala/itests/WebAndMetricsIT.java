@@ -25,10 +25,12 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Every server answers /healthz, /metrics in Prometheus text and a home page naming it, with a
- * nav bar; the master's pages lead to each table's replicas and on to their tablet servers.
+ * nav bar; the master's pages lead to each table's replicas and on to their tablet servers. The
+ * pages that list tablet ids need {@code --webserver_expose_tablet_ids}, so this cluster sets it.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-@NyalaCluster
+@NyalaCluster(masterFlags = "--webserver_expose_tablet_ids",
+    tserverFlags = "--webserver_expose_tablet_ids")
 class WebAndMetricsIT {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -73,9 +75,10 @@ class WebAndMetricsIT {
   }
 
   /**
-   * Home, then Tables, then the table's page: every replica row names a tablet server, links to
-   * its web UI (which answers and names it) and shows its role and state; each tablet server's
-   * page links back to the master. An unknown table id is a 404 naming it.
+   * Home, then Tables, then the table's page, then its tablets: every replica row names a tablet
+   * server, links to its web UI (which answers and names it) and shows its role and state; each
+   * tablet server's page links back to the master and to its own tablets. An unknown table id
+   * is a 404 naming it.
    */
   private static void followTheLinksFromTheMasterHomePage(MiniCluster cluster) throws Exception {
     ServerInfo master = cluster.servers().stream().filter(s -> s.role() == ServerRole.MASTER)
@@ -85,7 +88,8 @@ class WebAndMetricsIT {
         .collect(Collectors.toMap(ServerInfo::name, s -> s));
     String home = get(master.webUrl() + "/").body();
     String tables = get(master.webUrl() + link(home, "Tables")).body();
-    String tableUrl = master.webUrl() + link(tables, "web");
+    String tableUrl = master.webUrl() + link(get(master.webUrl() + link(tables, "web")).body(),
+        "Its tablets and replicas");
     // Roles come with the tablet servers' heartbeats: wait for both tablets' leaders.
     await().atMost(Duration.ofSeconds(10)).until(() ->
         count(get(tableUrl).body(), ">LEADER<") == 2);
@@ -105,6 +109,10 @@ class WebAndMetricsIT {
       assertThat(tsPage.statusCode()).isEqualTo(200);
       assertThat(tsPage.body()).contains(ts.name())
           .contains("<a href=\"" + master.webUrl() + "/\">");
+      // 2 tablets x 3 replicas on 3 tablet servers: each lists both, by table name and state.
+      String tsTablets = get(ts.webUrl() + link(tsPage.body(), "Tablets")).body();
+      assertThat(count(tsTablets, "<td>web</td><td>")).as(tsTablets).isEqualTo(2);
+      assertThat(count(tsTablets, "<td>RUNNING</td>")).as(tsTablets).isEqualTo(2);
     }
     assertThat(rows).as("2 tablets x 3 replicas in\n" + table.body()).isEqualTo(6);
 

@@ -16,14 +16,19 @@ import io.nyala.master.catalog.SysCatalog;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.ratis.protocol.RaftPeer;
 
 /**
- * The master's pages: home (who it is, whether it leads, the catalog's masters, its tables and
- * tablet servers), the tables list, one table's schema and tablets with their replicas, and the
- * tablet servers list. Tablet servers appear by name, each linked to its own web UI.
+ * The master's pages: home (who it is, whether it leads, the catalog's masters, counts of its
+ * tables, tablets and replicas, its tables and tablet servers), the tables list, one table's
+ * schema and counts, and the tablet servers list. Tablet servers appear by name, each linked to
+ * its own web UI. No page here lists tablet ids: those are {@link MasterTabletPages}, served only
+ * with {@code --webserver_expose_tablet_ids} (docs/architecture.md, "Web pages").
  */
 final class MasterPages {
   /** Longer than any table name or id the catalog accepts: refused before the lookup. */
@@ -33,13 +38,15 @@ final class MasterPages {
   private final SysCatalog catalog;
   private final CatalogManager catalogManager;
   private final TSManager tsManager;
+  private final boolean exposeTabletIds;
 
   MasterPages(MasterServer server, SysCatalog catalog, CatalogManager catalogManager,
-      TSManager tsManager) {
+      TSManager tsManager, boolean exposeTabletIds) {
     this.server = server;
     this.catalog = catalog;
     this.catalogManager = catalogManager;
     this.tsManager = tsManager;
+    this.exposeTabletIds = exposeTabletIds;
   }
 
   /** Adds the pages past the home page, and their nav links. */
@@ -50,6 +57,7 @@ final class MasterPages {
     web.addPage("/table", "Table", this::table);
     web.addPage("/tablet-servers", "Tablet servers",
         () -> "<h1>Tablet servers</h1>" + tservers());
+    new MasterTabletPages(server, catalog, catalogManager, this).addTo(web, exposeTabletIds);
   }
 
   String render() {
@@ -60,17 +68,45 @@ final class MasterPages {
             server.rpcAddress().toString(), server.raftAddress().toString(),
             leaderMasterName()))));
     sb.append("<h2>Masters</h2>").append(masters());
+    sb.append("<h2>Catalog</h2>").append(tabletCounts(catalog.read(s -> List.copyOf(
+        s.tablets())), catalog.read(s -> s.tables().size())));
     sb.append("<h2>").append(Html.link("/tables", "Tables")).append("</h2>").append(tables());
     sb.append("<h2>").append(Html.link("/tablet-servers", "Tablet servers")).append("</h2>")
         .append(tservers());
-    List<String> unknown = catalogManager.unknownReplicas();
-    if (!unknown.isEmpty()) {
+    int unknown = catalogManager.unknownReplicas().size();
+    if (unknown > 0) {
       // Left alone on purpose (docs/data-safety.md): an operator decides what they are.
-      sb.append("<h2>Replicas of tablets this catalog does not know</h2>")
-          .append(Html.table(List.of("tablet on tablet server"),
-              unknown.stream().map(List::of).toList()));
+      sb.append("<h2>Replicas of tablets this catalog does not know</h2><p>").append(unknown)
+          .append(unknown == 1 ? " replica" : " replicas").append("</p>")
+          .append(MasterTabletPages.hiddenNote(exposeTabletIds, "/unknown-replicas",
+              "Those replicas"));
     }
     return sb.toString();
+  }
+
+  /**
+   * Counts only, no tablet id: tables (when {@code tables} is not negative), tablets, and their
+   * replicas by the state their tablet servers last reported.
+   */
+  private String tabletCounts(Collection<SysTabletEntryPB> tablets, int tables) {
+    ReplicaReports reports = catalogManager.reports();
+    Map<String, Integer> byState = new TreeMap<>();
+    int replicas = 0;
+    for (SysTabletEntryPB t : tablets) {
+      for (RaftPeerPB peer : t.getReplicasList()) {
+        ReplicaReports.ReplicaState r = reports.replica(t.getTabletId(), peer.getUuid());
+        byState.merge(r == null ? "not reported" : r.state().name(), 1, Integer::sum);
+        replicas++;
+      }
+    }
+    List<List<String>> rows = new ArrayList<>();
+    if (tables >= 0) {
+      rows.add(List.of("tables", String.valueOf(tables)));
+    }
+    rows.add(List.of("tablets", String.valueOf(tablets.size())));
+    rows.add(List.of("replicas", String.valueOf(replicas)));
+    byState.forEach((state, n) -> rows.add(List.of("replicas " + state, String.valueOf(n))));
+    return Html.table(List.of("", "count"), rows);
   }
 
   /**
@@ -82,7 +118,7 @@ final class MasterPages {
         : String.valueOf(p.getClientAddress());
   }
 
-  private String leaderMasterName() {
+  String leaderMasterName() {
     RaftPeer leader = catalog.leaderPeer();
     return leader == null ? "none known" : masterName(leader);
   }
@@ -113,28 +149,12 @@ final class MasterPages {
   }
 
   /**
-   * {@code /table?id=}: one table by id or name, its schema and its tablets, one row per
-   * replica. A missing, overlong or unknown id is a 400 or 404 naming it.
+   * {@code /table?id=}: one table by id or name, its schema and counts of its tablets and
+   * replicas. A missing, overlong or unknown id is a 400 or 404 naming it.
    */
   String table(WebServer.Request req) {
-    String id = req.required("id");
-    if (id.length() > MAX_TABLE_PARAM) {
-      throw HttpError.badRequest("query parameter 'id' is longer than " + MAX_TABLE_PARAM
-          + " characters: " + HttpError.shown(id));
-    }
-    record Snapshot(SysTableEntryPB table, List<SysTabletEntryPB> tablets) {}
-    Snapshot snap = catalog.read(s -> {
-      SysTableEntryPB t = s.tableById(id);
-      if (t == null) {
-        t = s.tableByName(id);
-      }
-      return t == null ? null : new Snapshot(t, s.tabletsOf(t.getTableId()));
-    });
-    if (snap == null) {
-      throw HttpError.notFound("no table with id or name " + HttpError.shown(id)
-          + " (query parameter 'id')");
-    }
-    SysTableEntryPB t = snap.table();
+    SysTableEntryPB t = tableParam(req, "id");
+    List<SysTabletEntryPB> tablets = catalog.read(s -> s.tabletsOf(t.getTableId()));
     StringBuilder sb = new StringBuilder("<h1>Table ").append(Html.escape(t.getName()))
         .append("</h1>");
     sb.append(Html.table(List.of("id", "state", "replicas", "schema version"), List.of(List.of(
@@ -157,44 +177,33 @@ final class MasterPages {
     sb.append("<h2>Tablets</h2>");
     if (!server.isLeader()) {
       // Tablet servers heartbeat, and so report their replicas, to the leader only.
-      sb.append("<p>This master does not lead the catalog: replica roles and states are known "
-          + "to the leader, ").append(Html.escape(leaderMasterName())).append(".</p>");
+      sb.append("<p>This master does not lead the catalog: replica states are known to the "
+          + "leader, ").append(Html.escape(leaderMasterName())).append(".</p>");
     }
-    sb.append(Html.rawTable(List.of("tablet", "partition", "leader", "replica (tablet server)",
-        "role", "replica state"), tabletRows(snap.tablets())));
+    sb.append(tabletCounts(tablets, -1)).append(MasterTabletPages.hiddenNote(exposeTabletIds,
+        Html.query("/tablets", "table", t.getTableId()), "Its tablets and replicas"));
     return sb.toString();
   }
 
-  private List<List<String>> tabletRows(List<SysTabletEntryPB> tablets) {
-    ReplicaReports reports = catalogManager.reports();
-    List<List<String>> rows = new ArrayList<>();
-    for (SysTabletEntryPB tablet : tablets) {
-      String tabletId = tablet.getTabletId();
-      ReplicaReports.Leader leader = reports.leader(tabletId);
-      String leaderCell = leader != null ? tserverName(leader.uuid(), null)
-          : reports.isHibernated(tabletId) ? "none (hibernated)" : "none known";
-      boolean first = true;
-      for (RaftPeerPB peer : tablet.getReplicasList()) {
-        ReplicaReports.ReplicaState r = reports.replica(tabletId, peer.getUuid());
-        rows.add(List.of(first ? Html.escape(tabletId) : "",
-            first ? Html.escape(Html.partition(tablet.getPartition())) : "",
-            first ? leaderCell : "",
-            tserverLink(peer.getUuid(), peer),
-            r == null ? "" : Html.escape(r.role().name()),
-            r == null ? "not reported" : Html.escape(r.state().name())
-                + (r.copying() ? " (tablet copy)" : "")));
-        first = false;
-      }
-      if (tablet.getReplicasList().isEmpty()) {
-        rows.add(List.of(Html.escape(tabletId), Html.escape(Html.partition(
-            tablet.getPartition())), leaderCell, "", "", ""));
-      }
+  /** The table a query parameter names by id or name; a 400 or 404 naming the parameter. */
+  SysTableEntryPB tableParam(WebServer.Request req, String param) {
+    String id = req.required(param);
+    if (id.length() > MAX_TABLE_PARAM) {
+      throw HttpError.badRequest("query parameter '" + param + "' is longer than "
+          + MAX_TABLE_PARAM + " characters: " + HttpError.shown(id));
     }
-    return rows;
+    SysTableEntryPB t = catalog.read(s -> {
+      SysTableEntryPB byId = s.tableById(id);
+      return byId != null ? byId : s.tableByName(id);
+    });
+    if (t == null) {
+      throw MasterTabletPages.noSuchTable(param, id);
+    }
+    return t;
   }
 
   /** A tablet server's name, its uuid as the tooltip; its RPC address if it never registered. */
-  private String tserverName(String uuid, RaftPeerPB peer) {
+  String tserverName(String uuid, RaftPeerPB peer) {
     TSDescriptor d = tsManager.get(uuid);
     if (d != null) {
       return Html.titled(d.registration().getName(), uuid);
@@ -204,7 +213,7 @@ final class MasterPages {
   }
 
   /** A tablet server's name linked to its web UI (uuid as the tooltip), when it has one. */
-  private String tserverLink(String uuid, RaftPeerPB peer) {
+  String tserverLink(String uuid, RaftPeerPB peer) {
     TSDescriptor d = tsManager.get(uuid);
     if (d == null) {
       return tserverName(uuid, peer);

@@ -103,7 +103,8 @@ public class MasterServer extends ServerBase {
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
     sysCatalog.attach(raftServer);
     startRaft();
-    MasterPages pages = new MasterPages(this, sysCatalog, catalogManager, tsManager);
+    MasterPages pages = new MasterPages(this, sysCatalog, catalogManager, tsManager,
+        options.webserverExposeTabletIds);
     startWeb(pages::render, pages::addTo);
     registerMetrics(metrics);
 

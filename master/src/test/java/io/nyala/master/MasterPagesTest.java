@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The master's pages on a real master with fake tablet servers: tables link to their pages, a
  * table's replicas name their tablet servers with role and state and link to their web UIs,
  * bad or unknown ids are a 400/404 naming them, and heartbeat answers carry the master's web
- * address for the tablet servers' pages.
+ * address for the tablet servers' pages. Without {@code --webserver_expose_tablet_ids} no page
+ * lists a tablet id: the pages show counts, and those that list ids answer 403 naming the flag.
  */
 @Timeout(60)
 class MasterPagesTest {
@@ -38,7 +39,7 @@ class MasterPagesTest {
   @Test
   void tablesAndReplicasByNameWithLinks() throws Exception {
     List<FakeTServer> ts = new ArrayList<>();
-    try (MasterFixture m = MasterFixture.start(dir)) {
+    try (MasterFixture m = MasterFixture.start(dir, "--webserver_expose_tablet_ids")) {
       for (int i = 0; i < 3; i++) {
         ts.add(new FakeTServer("ts-" + i));
         TSHeartbeatResponsePB r = ts.get(i).register(m.stub());
@@ -63,10 +64,14 @@ class MasterPagesTest {
       assertThat(tables.body()).contains("<a href=\"/table?id=" + id + "\">pages</a>");
 
       for (String param : List.of(id, "pages")) {
-        HttpResponse<String> page = get(m, "/table?id=" + param);
+        HttpResponse<String> table = get(m, "/table?id=" + param);
+        assertThat(table.statusCode()).isEqualTo(200);
+        assertThat(table.body()).contains("Table pages").contains("INT64")
+            .contains("<a href=\"/tablets?table=" + id + "\">")
+            .doesNotContain(tablet.getTabletId());
+        HttpResponse<String> page = get(m, "/tablets?table=" + param);
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.body()).contains("Table pages").contains(tablet.getTabletId())
-            .contains("INT64").contains(
+        assertThat(page.body()).contains("Tablets of").contains(tablet.getTabletId()).contains(
                 "<span title=\"" + leader.uuid + "\">" + leader.name + "</span>");
         for (FakeTServer t : ts) {
           // Each replica: its name linked to its web UI, the uuid as the tooltip.
@@ -85,11 +90,64 @@ class MasterPagesTest {
       assertThat(missing.statusCode()).isEqualTo(400);
       assertThat(missing.body()).contains("missing query parameter 'id'");
       assertThat(get(m, "/table?id=" + "x".repeat(300)).statusCode()).isEqualTo(400);
+      HttpResponse<String> nopeTablets = get(m, "/tablets?table=nope");
+      assertThat(nopeTablets.statusCode()).isEqualTo(404);
+      assertThat(nopeTablets.body()).contains("no table with id or name 'nope'")
+          .contains("query parameter 'table'");
+      assertThat(get(m, "/tablets").statusCode()).isEqualTo(400);
+      assertThat(get(m, "/tablets?table=" + "x".repeat(300)).statusCode()).isEqualTo(400);
 
       HttpResponse<String> servers = get(m, "/tablet-servers");
       assertThat(servers.statusCode()).isEqualTo(200);
       for (FakeTServer t : ts) {
         assertThat(servers.body()).contains(">" + t.name + "</a>");
+      }
+    } finally {
+      for (FakeTServer t : ts) {
+        t.close();
+      }
+    }
+  }
+
+  @Test
+  void withoutTheFlagNoPageListsATabletIdAndCountsStand() throws Exception {
+    List<FakeTServer> ts = new ArrayList<>();
+    try (MasterFixture m = MasterFixture.start(dir)) {
+      for (int i = 0; i < 3; i++) {
+        ts.add(new FakeTServer("ts-" + i));
+        ts.get(i).register(m.stub());
+      }
+      String id = m.stub().createTable(Tables.create("pages", 2, 3)).getTableId();
+      List<SysTabletEntryPB> tablets = m.master.catalog().catalog().read(s -> s.tabletsOf(id));
+      SysTabletEntryPB tablet = tablets.get(0);
+      FakeTServer leader = byUuid(ts, tablet.getReplicas(0).getUuid());
+      leader.heartbeat(m.stub(), FakeTServer.incremental(
+          FakeTServer.leader(tablet.getTabletId(), 1)));
+
+      HttpResponse<String> home = get(m, "/");
+      assertThat(home.statusCode()).isEqualTo(200);
+      assertThat(home.body()).contains("<h2>Catalog</h2>")
+          .contains("<td>tables</td><td>1</td>").contains("<td>tablets</td><td>2</td>")
+          .contains("<td>replicas</td><td>6</td>")
+          .contains("<td>replicas RUNNING</td><td>1</td>")
+          .contains("<td>replicas not reported</td><td>5</td>")
+          .contains("<a href=\"/table?id=" + id + "\">pages</a>");
+      HttpResponse<String> table = get(m, "/table?id=" + id);
+      assertThat(table.statusCode()).isEqualTo(200);
+      assertThat(table.body()).contains("Table pages").contains("INT64")
+          .contains("<td>tablets</td><td>2</td>").contains("--webserver_expose_tablet_ids=true")
+          .doesNotContain("/tablets?");
+      for (String path : List.of("/", "/tables", "/table?id=" + id, "/tablet-servers")) {
+        String body = get(m, path).body();
+        for (SysTabletEntryPB t : tablets) {
+          assertThat(body).as(path).doesNotContain(t.getTabletId());
+        }
+      }
+      for (String path : List.of("/tablets?table=" + id, "/tablets", "/unknown-replicas")) {
+        HttpResponse<String> hidden = get(m, path);
+        assertThat(hidden.statusCode()).as(path).isEqualTo(403);
+        assertThat(hidden.body()).as(path).hasLineCount(1)
+            .contains("start the server with --webserver_expose_tablet_ids=true");
       }
     } finally {
       for (FakeTServer t : ts) {

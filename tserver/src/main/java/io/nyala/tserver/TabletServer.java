@@ -34,6 +34,7 @@ import io.nyala.tserver.tablet.StoreCrashPoints;
 import io.nyala.tserver.tablet.maintenance.CompactionPolicy;
 import io.nyala.tserver.tablet.maintenance.MaintenanceScheduler;
 import io.nyala.tserver.web.StatusPage;
+import io.nyala.tserver.web.TabletsPage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -156,7 +157,9 @@ public class TabletServer extends ServerBase {
     ServerGauges.register(metrics, new ServerGauges.Sources(tabletManager, hibernator,
         this::isLeader, scanners, copySessions, storeMaintenance, this::openStores,
         this::blockManager));
-    startWeb(() -> StatusPage.render(this));
+    boolean exposeTabletIds = options.webserverExposeTabletIds;
+    startWeb(() -> StatusPage.render(this, exposeTabletIds),
+        web -> TabletsPage.addTo(web, this, exposeTabletIds));
     startHeartbeats();
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
         uuid(), rpcAddress(), raftAddress(), httpAddress());

@@ -18,6 +18,7 @@ import io.nyala.tserver.fs.BlockId;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.Superblock;
 import io.nyala.tserver.web.StatusPage;
+import io.nyala.tserver.web.TabletsPage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +94,9 @@ class DamagedTabletTest {
       assertThat(s.getState()).isEqualTo("FAILED");
       assertThat(s.getError()).contains(damaged);
     });
-    assertThat(StatusPage.render(ts)).contains("FAILED");
+    assertThat(TabletsPage.render(ts)).contains("FAILED").contains(damaged);
+    assertThat(StatusPage.render(ts, false)).contains("1 failed").doesNotContain(damaged)
+        .doesNotContain(healthy);
   }
 
   /** Deleting a FAILED replica (the master's last step of re-replication) leaves nothing. */

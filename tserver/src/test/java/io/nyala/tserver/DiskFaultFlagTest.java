@@ -12,6 +12,7 @@ import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.web.StatusPage;
+import io.nyala.tserver.web.TabletsPage;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -73,13 +74,15 @@ class DiskFaultFlagTest {
     BlockTabletStore store = ts.tabletManager().get(tablet).blockStore();
     assertThat(store.diskFull()).isNotNull();
     assertThat(store.durableIndex()).isZero();
-    assertThat(StatusPage.render(ts)).contains("flush failed, the disk is full")
-        .doesNotContain("Failed data dirs");
+    assertThat(TabletsPage.render(ts)).contains("flush failed, the disk is full");
+    assertThat(StatusPage.render(ts, false)).contains("1 replica cannot flush: the disk is full")
+        .doesNotContain("Failed data dirs").doesNotContain(tablet);
 
     ts.diskFaults().clear();
     assertThat(ts.snapshotTablet(tablet)).isPositive();
     assertThat(store.diskFull()).isNull();
-    assertThat(StatusPage.render(ts)).doesNotContain("the disk is full");
+    assertThat(TabletsPage.render(ts)).doesNotContain("the disk is full");
+    assertThat(StatusPage.render(ts, false)).doesNotContain("the disk is full");
     assertThat(fx.scanAll(ts, tablet, 40)).hasSize(150);
   }
 
@@ -94,7 +97,7 @@ class DiskFaultFlagTest {
     assertThat(w.getError().getMessage()).contains(tablet).contains("FAILED")
         .contains("flush failed on a disk error").contains("Input/output error");
     assertThat(ts.tabletManager().get(tablet).state().name()).isEqualTo("FAILED");
-    assertThat(StatusPage.render(ts)).contains("Failed data dirs")
+    assertThat(StatusPage.render(ts, false)).contains("Failed data dirs")
         .contains(data().resolve("blocks").toString()).contains("cannot sync");
   }
 

@@ -18,6 +18,7 @@ import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.proto.master.TabletStatePB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.tserver.web.StatusPage;
+import io.nyala.tserver.web.TabletsPage;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -160,11 +161,16 @@ class HeartbeatTest {
       assertThat(master.heartbeats.get(master.heartbeats.size() - 1).getTabletReport()
           .getIsIncremental()).isTrue();
 
-      // The status page: the replica with its table, state and role, its leader by name, and
-      // a link to the web UI of the master that answered the heartbeats.
-      String page = StatusPage.render(ts);
+      // The status page: counts (no tablet id) and a link to the web UI of the master that
+      // answered the heartbeats; the tablets page: the replica with its table, state and role,
+      // its leader by name.
+      String page = StatusPage.render(ts, false);
       assertThat(page).contains("<a href=\"http://127.0.0.1:8765/\">")
-          .contains(tablet).contains("RUNNING").contains("LEADER")
+          .contains("1 replicas: 1 awake (hot)").contains("1 table")
+          .contains("--webserver_expose_tablet_ids").doesNotContain(tablet);
+      assertThat(StatusPage.render(ts, true)).contains("<a href=\"/tablets\">")
+          .doesNotContain(tablet);
+      assertThat(TabletsPage.render(ts)).contains(tablet).contains("RUNNING").contains("LEADER")
           .contains("<span title=\"" + ts.uuid() + "\">" + ts.name() + "</span>");
 
       ts.tabletManager().deleteTablet(tablet, "test");

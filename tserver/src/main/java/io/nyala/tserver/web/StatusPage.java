@@ -1,16 +1,13 @@
 package io.nyala.tserver.web;
 
 import io.nyala.common.HostPort;
-import io.nyala.common.NyalaException;
-import io.nyala.common.proto.RaftPeerPB;
-import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.web.Html;
+import io.nyala.common.web.WebServer;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.fs.DataDirFailures;
 import io.nyala.tserver.fs.log.LogBlockManager;
 import io.nyala.tserver.replica.ReplicaState;
 import io.nyala.tserver.replica.TabletReplica;
-import io.nyala.tserver.tablet.BlockTabletStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -19,13 +16,20 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The tablet server's home page: identity, addresses, a link to the leader master's web UI, a
- * table of its tablet replicas and the data dirs that failed, if any.
+ * The tablet server's home page: identity, addresses, a link to the leader master's web UI,
+ * counts of its tables and tablet replicas by state, and the data dirs that failed, if any. It
+ * lists no tablet id: the web UI has no authentication, so the list of replicas is
+ * {@link TabletsPage}, served only with {@code --webserver_expose_tablet_ids}
+ * (docs/architecture.md, "Web pages").
  */
 public final class StatusPage {
   private StatusPage() {}
 
-  public static String render(TabletServer ts) {
+  /**
+   * The home page: counts only, no tablet id; {@code exposeTabletIds} says whether
+   * {@link TabletsPage} lists them.
+   */
+  public static String render(TabletServer ts, boolean exposeTabletIds) {
     HostPort http = ts.httpAddress();
     StringBuilder sb = new StringBuilder();
     sb.append("<h1>").append(Html.escape(ts.name())).append("</h1>")
@@ -36,8 +40,12 @@ public final class StatusPage {
         .append("<br>").append(masters(ts))
         .append("</p><h2>Tablets</h2>");
     Map<ReplicaState, Long> byState = new EnumMap<>(ReplicaState.class);
+    long diskFull = 0;
     for (TabletReplica r : ts.tabletManager().replicas()) {
       byState.merge(r.state(), 1L, Long::sum);
+      if (r.blockStore() != null && r.blockStore().diskFull() != null) {
+        diskFull++;
+      }
     }
     long cold = byState.getOrDefault(ReplicaState.HIBERNATED, 0L);
     sb.append("<p>").append(ts.tabletManager().count()).append(" replicas: ")
@@ -49,26 +57,19 @@ public final class StatusPage {
       }
     });
     sb.append("</p>");
-    List<List<String>> rows = new ArrayList<>();
-    for (TabletReplica r : ts.tabletManager().replicas()) {
-      ListTabletsResponsePB.StatusPB s = r.status(ts.raftServer());
-      rows.add(List.of(Html.escape(s.getTabletId()), Html.escape(s.getTableName()),
-          Html.escape(Html.partition(s.getPartition())), Html.escape(s.getState()),
-          Html.escape(s.getRole().name()), leader(ts, r, s.getLeaderUuid()),
-          Long.toString(s.getLastAppliedIndex()), Long.toString(s.getEstimatedRows()),
-          Html.escape(s.getError().isEmpty() ? diskFull(r) : s.getError())));
+    if (diskFull > 0) {
+      sb.append("<p class=\"error\">").append(diskFull).append(diskFull == 1 ? " replica" :
+          " replicas").append(" cannot flush: the disk is full</p>");
     }
-    sb.append(Html.rawTable(List.of("tablet", "table", "partition", "state", "role", "leader",
-        "last applied", "rows", "error"), rows));
+    long tables = ts.tabletManager().replicas().stream()
+        .map(r -> r.metadata().getTableId()).distinct().count();
+    sb.append("<p>").append(tables).append(tables == 1 ? " table" : " tables").append("</p>");
+    sb.append(exposeTabletIds ? "<p>" + Html.link(TabletsPage.PATH, "The replicas") + "</p>"
+        : "<p>" + Html.escape("The replicas (tablet ids) are not shown: the web UI has no "
+            + "authentication; start the server with " + WebServer.EXPOSE_TABLET_IDS_FLAG
+            + "=true to list them") + "</p>");
     failedDirs(ts, sb);
     return sb.toString();
-  }
-
-  /** Why a running replica's flushes fail for a full disk, or "" (docs/data-safety.md). */
-  private static String diskFull(TabletReplica r) {
-    BlockTabletStore store = r.blockStore();
-    NyalaException full = store == null ? null : store.diskFull();
-    return full == null ? "" : full.detail();
   }
 
   /** The data dirs that failed at run time (docs/data-safety.md, "Disk faults"), if any. */
@@ -97,25 +98,5 @@ public final class StatusPage {
     }
     return "masters (RPC, no web UI known yet): "
         + Html.escape(String.valueOf(ts.masterAddresses()));
-  }
-
-  /**
-   * The tablet's leader by name: this server's own name, else the leader's RPC address from the
-   * tablet's peers (a server's default name; tablet servers do not learn each other's names),
-   * the uuid as the tooltip.
-   */
-  private static String leader(TabletServer ts, TabletReplica r, String leaderUuid) {
-    if (leaderUuid.isEmpty()) {
-      return "";
-    }
-    if (leaderUuid.equals(ts.uuid())) {
-      return Html.titled(ts.name(), leaderUuid);
-    }
-    for (RaftPeerPB p : r.metadata().getInitialPeersList()) {
-      if (p.getUuid().equals(leaderUuid) && p.hasRpcAddress()) {
-        return Html.titled(HostPort.fromPb(p.getRpcAddress()).toString(), leaderUuid);
-      }
-    }
-    return Html.escape(leaderUuid);
   }
 }

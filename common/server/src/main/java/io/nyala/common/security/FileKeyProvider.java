@@ -30,13 +30,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>File format: either the key as hex (32, 48 or 64 hex digits; surrounding whitespace is
  * ignored), which is what {@link #openOrCreate} writes, or exactly 16, 24 or 32 raw bytes.
- * A created file has permissions 0600; opening a file readable by group or others logs a
- * warning (it does not fail: containers often run with odd umasks).
+ * A created file has permissions 0600 from its creation on. Opening a file that group or
+ * others may read or write is refused, naming the file, its mode and the fix ({@code chmod 600});
+ * on a file system without POSIX permissions that cannot be checked, and only a warning is
+ * logged (docs/encryption.md, "The cluster key file").
  */
 public final class FileKeyProvider implements KeyProvider {
   private static final Logger LOG = LoggerFactory.getLogger(FileKeyProvider.class);
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rw-------");
+  /** Any of these lets someone other than the owner read the key or replace it. */
+  private static final Set<PosixFilePermission> EXPOSING = Set.of(
+      PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
+      PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
 
   /** How long {@link #open} waits for a key file that looks half-written to complete. */
   static final long PARTIAL_WAIT_MS = 2_000;
@@ -50,7 +56,8 @@ public final class FileKeyProvider implements KeyProvider {
   }
 
   /**
-   * Reads an existing key file; NOT_FOUND if missing, INVALID_ARGUMENT if malformed. A file that
+   * Reads an existing key file; NOT_FOUND if missing, INVALID_ARGUMENT if malformed or if group
+   * or others may read or write it (before a byte of it is read). A file that
    * looks like a key still being written (empty, or hex digits without their final newline) is
    * read again for up to {@link #PARTIAL_WAIT_MS}; if it stays so, CORRUPTION naming the file.
    */
@@ -62,10 +69,10 @@ public final class FileKeyProvider implements KeyProvider {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(partialWaitMs);
     long backoffMs = 1;
     while (true) {
+      refuseIfExposed(file);
       byte[] content = read(file);
       try {
         if (!looksPartial(content)) {
-          warnIfExposed(file);
           return new FileKeyProvider(file, parse(file, content));
         }
         if (System.nanoTime() - deadline >= 0) {
@@ -216,15 +223,29 @@ public final class FileKeyProvider implements KeyProvider {
         + "or 16, 24 or 32 raw bytes, found %d bytes", file, content.length);
   }
 
-  private static void warnIfExposed(Path file) {
+  /**
+   * Refuses a key file that group or others may read or write: anyone who reads it decrypts the
+   * cluster, anyone who writes it can swap the key. Where the file system has no POSIX
+   * permissions, logs a warning instead: there is nothing to check.
+   */
+  static void refuseIfExposed(Path file) {
+    Set<PosixFilePermission> perms;
     try {
-      Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-      if (!OWNER_ONLY.containsAll(perms)) {
-        LOG.warn("cluster key file {} has permissions {}; it should be 0600", file,
-            PosixFilePermissions.toString(perms));
-      }
-    } catch (UnsupportedOperationException | IOException e) {
-      // Not a POSIX file system: nothing to check.
+      perms = Files.getPosixFilePermissions(file);
+    } catch (NoSuchFileException e) {
+      throw NyalaException.notFound("cluster key file %s does not exist", file);
+    } catch (UnsupportedOperationException e) {
+      LOG.warn("cluster key file {} is on a file system without POSIX permissions: cannot check "
+          + "that only its owner may read it", file);
+      return;
+    } catch (IOException e) {
+      throw NyalaException.ioError("cannot read the permissions of cluster key file " + file
+          + ": " + e, e);
+    }
+    if (perms.stream().anyMatch(EXPOSING::contains)) {
+      throw NyalaException.invalidArgument("cluster key file %s has mode %s: group or others may "
+          + "read or write it, and whoever reads it can decrypt the cluster. Run 'chmod 600 %s' "
+          + "and start again", file, PosixFilePermissions.toString(perms), file);
     }
   }
 

@@ -85,6 +85,10 @@ public abstract class ServerBase implements AutoCloseable {
     this.name = options.serverName.isEmpty()
         ? options.rpcAdvertised(rpcBind).toString() : options.serverName;
     this.networkFaults = new NetworkFaults(name);
+    String wildcard = ServerOptions.wildcardWarning(name, rpcBind, raftBind, webBind);
+    if (wildcard != null) {
+      LOG.warn("{}", wildcard);
+    }
   }
 
   /** Starts the server; returns once it serves RPCs, throws NyalaException if it cannot. */

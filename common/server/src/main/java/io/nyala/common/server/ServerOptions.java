@@ -14,6 +14,9 @@ import picocli.CommandLine.Option;
  * once with its type, default and help; role defaults (ports) are applied by the server.
  */
 public class ServerOptions {
+  /** Where a listener binds when no flag names its address: loopback only. */
+  public static final String DEFAULT_BIND_HOST = "127.0.0.1";
+
   @Option(names = "--server_name",
       description = "Name on log lines, pages and metrics (default: the RPC host:port).")
   public String serverName = "";
@@ -27,7 +30,8 @@ public class ServerOptions {
   public List<String> fsDataDirs = new ArrayList<>();
 
   @Option(names = "--rpc_bind_addresses",
-      description = "host:port the RPC server binds (default: 0.0.0.0 on the role's port).")
+      description = "host:port the RPC server binds (default: 127.0.0.1, loopback only, on the "
+          + "role's port). Say 0.0.0.0:PORT to listen on every interface.")
   public String rpcBindAddresses = "";
 
   @Option(names = "--rpc_advertised_addresses",
@@ -35,16 +39,26 @@ public class ServerOptions {
   public String rpcAdvertisedAddresses = "";
 
   @Option(names = "--raft_bind_address",
-      description = "host:port of the Raft (Ratis) listener (default: RPC host, role's Raft port).")
+      description = "host:port of the Raft (Ratis) listener (default: the RPC bind host, so "
+          + "127.0.0.1 unless --rpc_bind_addresses says otherwise, on the role's Raft port).")
   public String raftBindAddress = "";
 
   @Option(names = "--webserver_interface",
-      description = "Interface of the HTTP server (default: the RPC host).")
+      description = "Interface of the HTTP server (default: the RPC bind host, so 127.0.0.1 "
+          + "unless --rpc_bind_addresses says otherwise).")
   public String webserverInterface = "";
 
   @Option(names = "--webserver_port", defaultValue = "-2",
       description = "Port of the HTTP server (default: the role's port; -1 = disabled, 0 = any).")
   public int webserverPort = -2;
+
+  @Option(names = "--webserver_expose_tablet_ids", defaultValue = "false", arity = "0..1",
+      fallbackValue = "true",
+      description = "Serve the web pages that list tablet ids (a table's tablets, a tablet "
+          + "server's replicas). The web UI has no authentication, so they answer 403 unless "
+          + "this is set; home pages show counts only. Not changeable at run time. Default: "
+          + "${DEFAULT-VALUE}.")
+  public boolean webserverExposeTabletIds;
 
   @Option(names = "--master_addresses",
       description = "Comma-separated RPC addresses of the masters.")
@@ -193,9 +207,14 @@ public class ServerOptions {
     return Path.of(fsDataDirs.get(0).trim());
   }
 
+  /**
+   * The RPC bind address: loopback unless {@code --rpc_bind_addresses} says otherwise, so a
+   * server nobody configured is not reachable from other hosts (docs/architecture.md,
+   * "Listeners and addresses").
+   */
   public HostPort rpcBind(int defaultPort) {
     return rpcBindAddresses.isEmpty()
-        ? new HostPort("0.0.0.0", defaultPort)
+        ? new HostPort(DEFAULT_BIND_HOST, defaultPort)
         : HostPort.parse(rpcBindAddresses.split(",")[0], defaultPort);
   }
 
@@ -222,12 +241,39 @@ public class ServerOptions {
     return new HostPort(webserverInterface.isEmpty() ? rpcBind.host() : webserverInterface, port);
   }
 
+  /**
+   * The one WARN line a server logs when it listens on every interface, naming those
+   * listeners, or null when every listener is bound to one interface.
+   */
+  static String wildcardWarning(String name, HostPort rpc, HostPort raft, HostPort web) {
+    List<String> wild = new ArrayList<>();
+    if (isWildcard(rpc.host())) {
+      wild.add("RPC " + rpc);
+    }
+    if (isWildcard(raft.host())) {
+      wild.add("Raft " + raft);
+    }
+    if (web != null && isWildcard(web.host())) {
+      wild.add("HTTP " + web);
+    }
+    return wild.isEmpty() ? null : name + " listens on every interface (" + String.join(", ", wild)
+        + "): anyone who reaches this host can call it; bind one address to limit that";
+  }
+
+  static boolean isWildcard(String host) {
+    return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
+  }
+
   public List<HostPort> masters(int defaultPort) {
     return HostPort.parseList(masterAddresses, defaultPort);
   }
 
+  /**
+   * The host others are told to reach a listener on: its bind host, unless that is a wildcard
+   * (then this machine's name). A loopback-bound server therefore advertises loopback.
+   */
   static String advertisableHost(String host) {
-    if (!host.equals("0.0.0.0") && !host.equals("::")) {
+    if (!isWildcard(host)) {
       return host;
     }
     try {

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class WebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WebServer.class);
   private static final java.util.Random ERROR_IDS = new java.security.SecureRandom();
+  /** The flag that lets pages list tablet ids (see {@link #addTabletIdPage}). */
+  public static final String EXPOSE_TABLET_IDS_FLAG = "--webserver_expose_tablet_ids";
   /** A parameter value longer than this is cut in error messages. */
   private static final int MAX_SHOWN_VALUE = 80;
 
@@ -153,6 +155,27 @@ public final class WebServer implements AutoCloseable {
       }
       sendPage(ex, 200, title, html);
     });
+  }
+
+  /**
+   * Serves a page that lists tablet ids, which the web UI (no authentication yet) shows only
+   * when the server runs with {@value #EXPOSE_TABLET_IDS_FLAG}: {@code exposed} adds it as
+   * {@link #addPage(String, String, Page)} does; otherwise every request below {@code path}
+   * answers 403 with one line naming that flag.
+   */
+  public void addTabletIdPage(String path, String title, boolean exposed, Page page) {
+    if (exposed) {
+      addPage(path, title, page);
+      return;
+    }
+    server.createContext(path, ex -> send(ex, 403, "text/plain; charset=utf-8",
+        tabletIdsHidden(path) + "\n"));
+  }
+
+  /** The one line a hidden tablet id page answers. */
+  public static String tabletIdsHidden(String path) {
+    return path + " lists tablet ids, which this server's web UI does not show without "
+        + "authentication; start the server with " + EXPOSE_TABLET_IDS_FLAG + "=true to serve it";
   }
 
   /** The query string's parameters; a 400 if it is not valid URL encoding. */

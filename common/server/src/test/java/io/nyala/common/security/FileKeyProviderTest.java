@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -41,17 +45,17 @@ class FileKeyProviderTest {
   @Test
   void readsHexAndRawKeyFiles() throws Exception {
     KeyMaterial k = KeyMaterial.random(192);
-    Path hex = dir.resolve("hex.key");
+    Path hex = ownerOnly(dir.resolve("hex.key"));
     Files.writeString(hex, "  " + k.toHex().toUpperCase() + "\n");
     assertThat(FileKeyProvider.open(hex).clusterKey(1)).isEqualTo(k);
-    Path raw = dir.resolve("raw.key");
+    Path raw = ownerOnly(dir.resolve("raw.key"));
     Files.write(raw, k.bytes());
     assertThat(FileKeyProvider.open(raw).clusterKey(1)).isEqualTo(k);
   }
 
   @Test
   void errorsNameTheFile() throws Exception {
-    Path bad = dir.resolve("bad.key");
+    Path bad = ownerOnly(dir.resolve("bad.key"));
     Files.writeString(bad, "not a key");
     assertThatThrownBy(() -> FileKeyProvider.open(bad))
         .isInstanceOfSatisfying(NyalaException.class,
@@ -92,7 +96,7 @@ class FileKeyProviderTest {
   @Test
   void aKeyFileCutShortIsNeverTakenAsAKey() throws Exception {
     String full = KeyMaterial.random(256).toHex();
-    Path f = dir.resolve("cluster.key");
+    Path f = ownerOnly(dir.resolve("cluster.key"));
     // Half of a 256-bit key is a well-formed 128-bit one; a raw-looking 16 bytes likewise.
     for (String cut : List.of(full.substring(0, 32), full.substring(0, 16), "")) {
       Files.writeString(f, cut);
@@ -106,12 +110,60 @@ class FileKeyProviderTest {
   @Test
   void aReaderWaitsForAKeyFileBeingWritten() throws Exception {
     KeyMaterial k = KeyMaterial.random(256);
-    Path f = dir.resolve("cluster.key");
+    Path f = ownerOnly(dir.resolve("cluster.key"));
     Files.writeString(f, k.toHex().substring(0, 32));
     CompletableFuture<FileKeyProvider> reader =
         CompletableFuture.supplyAsync(() -> FileKeyProvider.open(f, 5_000));
     Files.writeString(f, k.toHex() + "\n");
     assertThat(reader.get().clusterKey(1)).isEqualTo(k);
+  }
+
+  @Test
+  void refusesAKeyFileThatGroupOrOthersMayReadOrWrite() throws Exception {
+    KeyMaterial k = KeyMaterial.random(256);
+    for (String mode : List.of("rw-r--r--", "rw-r-----", "rw--w----", "rw----r--", "rw-----w-",
+        "rw-rw-rw-")) {
+      Path f = dir.resolve("exposed-" + mode.replace('-', '_') + ".key");
+      Files.writeString(f, k.toHex() + "\n");
+      Files.setPosixFilePermissions(f, PosixFilePermissions.fromString(mode));
+      assertThatThrownBy(() -> FileKeyProvider.open(f))
+          .isInstanceOfSatisfying(NyalaException.class,
+              e -> assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT))
+          .hasMessageContaining("cluster key file " + f)
+          .hasMessageContaining("has mode " + mode)
+          .hasMessageContaining("chmod 600 " + f);
+      assertThatThrownBy(() -> FileKeyProvider.openOrCreate(f, 256))
+          .hasMessageContaining("chmod 600 " + f);
+    }
+  }
+
+  @Test
+  void opensAKeyFileOnlyItsOwnerMayReadOrRun() throws Exception {
+    KeyMaterial k = KeyMaterial.random(256);
+    for (String mode : List.of("rw-------", "r--------", "rwx--x--x")) {
+      Path f = dir.resolve("owned-" + mode.replace('-', '_') + ".key");
+      Files.writeString(f, k.toHex() + "\n");
+      Files.setPosixFilePermissions(f, PosixFilePermissions.fromString(mode));
+      assertThat(FileKeyProvider.open(f).clusterKey(1)).isEqualTo(k);
+    }
+  }
+
+  @Test
+  void opensAKeyFileOnAFileSystemWithoutPosixPermissions() throws Exception {
+    // A zip file system keeps no POSIX permissions: nothing to check, so the key is opened.
+    KeyMaterial k = KeyMaterial.random(256);
+    URI zip = URI.create("jar:" + dir.resolve("keys.zip").toUri());
+    try (FileSystem fs = FileSystems.newFileSystem(zip, Map.of("create", "true"))) {
+      Path f = fs.getPath("/cluster.key");
+      Files.writeString(f, k.toHex() + "\n");
+      assertThat(FileKeyProvider.open(f).clusterKey(1)).isEqualTo(k);
+    }
+  }
+
+  /** Creates {@code f} empty and owner-only, as a key file must be. */
+  private static Path ownerOnly(Path f) throws Exception {
+    return Files.createFile(f, PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rw-------")));
   }
 
   private static List<FileKeyProvider> allAtOnce(int n, Function<Integer, FileKeyProvider> task)

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,27 @@ class WebServerTest {
   private static HttpResponse<String> get(WebServer web, String pathAndQuery) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
         + web.address().getPort() + pathAndQuery)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aTabletIdPageAnswers403NamingTheFlagUnlessExposed() throws Exception {
+    try (WebServer web = new WebServer("ts-web", new HostPort("127.0.0.1", 0),
+        new MetricRegistry("ts-web"), () -> "home")) {
+      web.addTabletIdPage("/hidden", "Hidden", false, req -> "<p>tablet 3f2e</p>");
+      web.addTabletIdPage("/shown", "Shown", true, req -> "<p>tablet 3f2e</p>");
+      web.start();
+      for (String path : List.of("/hidden", "/hidden?id=x", "/hidden/below")) {
+        HttpResponse<String> r = get(web, path);
+        assertThat(r.statusCode()).as(path).isEqualTo(403);
+        assertThat(r.body()).as(path).doesNotContain("3f2e")
+            .isEqualTo("/hidden lists tablet ids, which this server's web UI does not show "
+                + "without authentication; start the server with "
+                + "--webserver_expose_tablet_ids=true to serve it\n");
+      }
+      HttpResponse<String> shown = get(web, "/shown");
+      assertThat(shown.statusCode()).isEqualTo(200);
+      assertThat(shown.body()).contains("tablet 3f2e");
+    }
   }
 
   @Test
