@@ -1,20 +1,29 @@
 package io.nyala.common.partition;
 
+import com.google.protobuf.ByteString;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HashBucketSchemaPB;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.PartitionSchemaPB;
+import io.nyala.common.proto.RangeBoundsPB;
 import io.nyala.common.row.ByteWriter;
 import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
- * How rows map to tablets: zero or more hash dimensions, each hashing some key columns into a
- * number of buckets. A row's partition key is the big-endian int32 bucket of each dimension in
- * turn; tablets own contiguous partition key ranges and sort by them. No dimension = one tablet.
+ * How rows map to tablets (docs/architecture.md, "Partitioning"): zero or more hash dimensions,
+ * each hashing some key columns into a number of buckets, then optionally range columns with a
+ * list of disjoint ranges. A row's partition key is the big-endian int32 bucket of each
+ * dimension in turn, then the key encoding of its range columns; tablets own contiguous
+ * partition key ranges and sort by them. Each combination of buckets and range is a tablet.
+ * Without range columns the partition key is the buckets alone, as before ranges existed; no
+ * dimension and no range columns = one tablet. Immutable.
  */
 public final class PartitionSchema {
   /** One hash dimension. */
@@ -36,11 +45,33 @@ public final class PartitionSchema {
   private final int[][] columnIndexes;
   private final List<List<ColumnSchema>> columnSchemas;
 
+  private final RangeSchema rangeSchema;
+  /** Sorted, disjoint; empty when there are no range columns. */
+  private final List<RangeBounds> ranges;
+
+  /** Hash partitioning only. */
   public PartitionSchema(List<HashDimension> dimensions, Schema schema) {
+    this(dimensions, List.of(), List.of(), schema);
+  }
+
+  /**
+   * Hash and range partitioning.
+   *
+   * @param dimensions the hash dimensions
+   * @param rangeColumns the range columns, empty for none
+   * @param ranges the range partitions, disjoint, in any order; ignored without range columns
+   * @param schema the table's schema
+   * @throws NyalaException INVALID_ARGUMENT naming a bad column or overlapping ranges
+   */
+  public PartitionSchema(List<HashDimension> dimensions, List<String> rangeColumns,
+      List<RangeBounds> ranges, Schema schema) {
     this.dimensions = List.copyOf(dimensions);
     this.columnIndexes = new int[dimensions.size()][];
     this.columnSchemas = new ArrayList<>();
-    java.util.Set<String> used = new java.util.HashSet<>();
+    this.rangeSchema = new RangeSchema(rangeColumns, schema);
+    this.ranges = rangeSchema.isEmpty() ? List.of()
+        : List.copyOf(rangeSchema.sortedDisjoint(ranges));
+    Set<String> used = new HashSet<>();
     for (int d = 0; d < dimensions.size(); d++) {
       HashDimension dim = dimensions.get(d);
       columnIndexes[d] = new int[dim.columns().size()];
@@ -76,21 +107,44 @@ public final class PartitionSchema {
     return dimensions;
   }
 
+  /** @return the range columns (empty: hash partitioning only) */
+  public RangeSchema rangeSchema() {
+    return rangeSchema;
+  }
+
+  /** @return the range partitions, sorted by lower bound; empty without range columns */
+  public List<RangeBounds> ranges() {
+    return ranges;
+  }
+
+  /** @return how many tablets: the product of the bucket counts, times the ranges if any */
   public int numTablets() {
-    int n = 1;
+    int n = rangeSchema.isEmpty() ? 1 : ranges.size();
     for (HashDimension d : dimensions) {
       n = Math.multiplyExact(n, d.numBuckets());
     }
     return n;
   }
 
-  /** The partition key of a row given as values in schema order. */
+  /**
+   * The partition key of a row given as values in schema order: its buckets, then its range
+   * key. Whether a range partition covers it is for the tablets' locations to say: the ranges
+   * known here may be older than the table's.
+   */
   public byte[] partitionKey(Object[] row) {
-    ByteWriter w = new ByteWriter(4 * dimensions.size());
+    byte[] rangeKey = rangeSchema.rangeKey(row);
+    ByteWriter w = new ByteWriter(4 * dimensions.size() + rangeKey.length);
     for (int d = 0; d < dimensions.size(); d++) {
       w.writeInt(bucket(d, row));
     }
+    w.writeBytes(rangeKey);
     return w.toByteArray();
+  }
+
+  /** @return the range partition a row's range key falls in, or null in a gap */
+  public RangeBounds rangeOf(Object[] row) {
+    byte[] key = rangeSchema.rangeKey(row);
+    return ranges.stream().filter(r -> r.contains(key)).findFirst().orElse(null);
   }
 
   /** The bucket of a row in dimension {@code d}. */
@@ -120,8 +174,57 @@ public final class PartitionSchema {
     return h;
   }
 
-  /** Every tablet's partition, in partition key order; the first starts and the last ends open. */
+  /**
+   * Every tablet's partition, in partition key order. Hash partitioning alone tiles the key
+   * space (the first starts and the last ends open); ranges leave their gaps uncovered.
+   */
   public List<PartitionPB> createPartitions() {
+    return rangeSchema.isEmpty() ? hashPartitions() : rangePartitions(ranges);
+  }
+
+  /**
+   * The partitions of some ranges, one per bucket combination and range, in partition key
+   * order: what CreateTable makes for all ranges and AlterTable for an added one.
+   *
+   * @param rs ranges, sorted by lower bound
+   * @return their partitions
+   */
+  public List<PartitionPB> rangePartitions(List<RangeBounds> rs) {
+    if (rangeSchema.isEmpty()) {
+      throw NyalaException.invalidArgument("the table has no range partition columns");
+    }
+    List<PartitionPB> out = new ArrayList<>();
+    int[] tuple = new int[dimensions.size()];
+    boolean done = false;
+    while (!done) {
+      int[] next = tuple.clone();
+      done = increment(next);
+      byte[] prefix = encodeTuple(tuple);
+      for (RangeBounds r : rs) {
+        PartitionPB.Builder b = PartitionPB.newBuilder().setRange(r.toPb())
+            .setPartitionKeyStart(ByteString.copyFrom(concat(prefix,
+                r.lower())));
+        // An open upper bound ends at the next bucket combination (or nowhere after the last).
+        byte[] end = r.upper().length > 0 ? concat(prefix, r.upper())
+            : done ? new byte[0] : encodeTuple(next);
+        b.setPartitionKeyEnd(ByteString.copyFrom(end));
+        for (int x : tuple) {
+          b.addHashBuckets(x);
+        }
+        out.add(b.build());
+      }
+      tuple = next;
+    }
+    return out;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private List<PartitionPB> hashPartitions() {
     List<PartitionPB> out = new ArrayList<>();
     int n = numTablets();
     int dims = dimensions.size();
@@ -133,12 +236,12 @@ public final class PartitionSchema {
       }
       // The first tablet starts at the empty key so that the tablets tile the whole key space.
       if (t > 0) {
-        b.setPartitionKeyStart(com.google.protobuf.ByteString.copyFrom(encodeTuple(tuple)));
+        b.setPartitionKeyStart(ByteString.copyFrom(encodeTuple(tuple)));
       }
       int[] next = tuple.clone();
       boolean overflow = increment(next);
       if (!overflow) {
-        b.setPartitionKeyEnd(com.google.protobuf.ByteString.copyFrom(encodeTuple(next)));
+        b.setPartitionKeyEnd(ByteString.copyFrom(encodeTuple(next)));
       }
       out.add(b.build());
       tuple = next;
@@ -171,6 +274,8 @@ public final class PartitionSchema {
       b.addHashSchemas(HashBucketSchemaPB.newBuilder()
           .addAllColumns(d.columns()).setNumBuckets(d.numBuckets()).setSeed(d.seed()));
     }
+    b.addAllRangeColumns(rangeSchema.columns());
+    ranges.forEach(r -> b.addRanges(r.toPb()));
     return b.build();
   }
 
@@ -179,12 +284,61 @@ public final class PartitionSchema {
     for (HashBucketSchemaPB h : pb.getHashSchemasList()) {
       dims.add(new HashDimension(h.getColumnsList(), h.getNumBuckets(), h.getSeed()));
     }
-    return new PartitionSchema(dims, schema);
+    List<RangeBounds> rs = new ArrayList<>();
+    for (RangeBoundsPB r : pb.getRangesList()) {
+      rs.add(RangeBounds.fromPb(r));
+    }
+    if (pb.getRangeColumnsCount() == 0 && !rs.isEmpty()) {
+      throw NyalaException.invalidArgument("range partitions given without range columns");
+    }
+    return new PartitionSchema(dims, pb.getRangeColumnsList(), rs, schema);
+  }
+
+  /**
+   * This partitioning with one more range, as AlterTable adds it.
+   *
+   * @param r the new range
+   * @param schema the table's schema
+   * @return the new partitioning
+   * @throws NyalaException INVALID_ARGUMENT if the table has no range columns or {@code r}
+   *     overlaps one of its ranges (naming both)
+   */
+  public PartitionSchema withRange(RangeBounds r, Schema schema) {
+    if (rangeSchema.isEmpty()) {
+      throw NyalaException.invalidArgument("the table has no range partition columns");
+    }
+    for (RangeBounds old : ranges) {
+      if (old.overlaps(r)) {
+        throw NyalaException.invalidArgument("range partition %s overlaps range partition %s",
+            rangeSchema.format(r), rangeSchema.format(old));
+      }
+    }
+    List<RangeBounds> rs = new ArrayList<>(ranges);
+    rs.add(r);
+    return new PartitionSchema(dimensions, rangeSchema.columns(), rs, schema);
+  }
+
+  /**
+   * This partitioning without one of its ranges, as AlterTable drops it.
+   *
+   * @param r exactly one of the ranges
+   * @param schema the table's schema
+   * @return the new partitioning
+   * @throws NyalaException INVALID_ARGUMENT if {@code r} is not one of the ranges
+   */
+  public PartitionSchema withoutRange(RangeBounds r, Schema schema) {
+    if (!ranges.contains(r)) {
+      throw NyalaException.invalidArgument("no range partition %s to drop (the table has %s)",
+          rangeSchema.format(r), ranges.stream().map(rangeSchema::format).toList());
+    }
+    List<RangeBounds> rs = new ArrayList<>(ranges);
+    rs.remove(r);
+    return new PartitionSchema(dimensions, rangeSchema.columns(), rs, schema);
   }
 
   @Override
   public String toString() {
-    if (dimensions.isEmpty()) {
+    if (dimensions.isEmpty() && rangeSchema.isEmpty()) {
       return "UNPARTITIONED";
     }
     StringBuilder sb = new StringBuilder();
@@ -194,6 +348,11 @@ public final class PartitionSchema {
       }
       sb.append("HASH(").append(String.join(", ", d.columns())).append(") PARTITIONS ")
           .append(d.numBuckets());
+    }
+    if (!rangeSchema.isEmpty()) {
+      sb.append(sb.length() > 0 ? ", " : "").append("RANGE(")
+          .append(String.join(", ", rangeSchema.columns())).append(") ")
+          .append(ranges.stream().map(rangeSchema::format).toList());
     }
     return sb.toString();
   }
