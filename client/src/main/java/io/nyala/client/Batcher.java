@@ -53,6 +53,12 @@ final class Batcher {
     });
   }
 
+  private static NyalaException notCovered(Operation op) {
+    NyalaTable t = op.getTable();
+    return NyalaException.notFound("table '%s': no range partition covers row %s", t.getName(),
+        t.getPartitionSchema().rangeSchema().formatRow(op.getRow().valuesUnsafe()));
+  }
+
   private static OperationResponse failed(Operation op, NyalaException e, String tabletId) {
     return new OperationResponse(op, new RowError(op, ErrorStatus.of(e), tabletId), 0);
   }
@@ -96,16 +102,21 @@ final class Batcher {
             continue;
           }
           int at = i;
-          locations.lookup(key, deadline).whenComplete((tablet, err) -> {
-            if (err != null) {
-              NyalaException e = NyalaException.from(err);
-              failedTables.put(tableId, e);
-              out[at] = failed(op, e, "");
-            } else {
-              tablets[at] = tablet;
-            }
-            locateFrom(at + 1);
-          });
+          boolean ranged = !op.getTable().getPartitionSchema().rangeSchema().isEmpty();
+          (ranged ? locations.lookupCovering(key, deadline) : locations.lookup(key, deadline))
+              .whenComplete((tablet, err) -> {
+                if (err != null) {
+                  NyalaException e = NyalaException.from(err);
+                  failedTables.put(tableId, e);
+                  out[at] = failed(op, e, "");
+                } else if (tablet == null) {
+                  // A gap between range partitions fails this row only.
+                  out[at] = failed(op, notCovered(op), "");
+                } else {
+                  tablets[at] = tablet;
+                }
+                locateFrom(at + 1);
+              });
           return;
         }
         located.complete(null);

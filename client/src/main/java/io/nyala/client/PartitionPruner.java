@@ -15,7 +15,8 @@ import java.util.Set;
  * Skips tablets a scan cannot match: when EQUAL or IN predicates pin every column of a hash
  * dimension to a few values, only the buckets those values hash to can hold matching rows.
  * Dimensions without such predicates, or with too many value combinations to hash, allow every
- * bucket. Immutable.
+ * bucket. Tablets whose range partition the predicates exclude are skipped too
+ * ({@link RangePruning}). Immutable.
  */
 final class PartitionPruner {
   /** Above this many value combinations a dimension is not worth hashing out. */
@@ -23,9 +24,11 @@ final class PartitionPruner {
 
   /** Per hash dimension: the buckets that may match, or null for all. */
   private final List<Set<Integer>> allowed;
+  private final RangePruning ranges;
 
-  private PartitionPruner(List<Set<Integer>> allowed) {
+  private PartitionPruner(List<Set<Integer>> allowed, RangePruning ranges) {
     this.allowed = allowed;
+    this.ranges = ranges;
   }
 
   /**
@@ -42,7 +45,7 @@ final class PartitionPruner {
     for (int d = 0; d < ps.dimensions().size(); d++) {
       allowed.add(bucketsOf(schema, ps, d, predicates));
     }
-    return new PartitionPruner(allowed);
+    return new PartitionPruner(allowed, RangePruning.create(ps.rangeSchema(), predicates));
   }
 
   private static Set<Integer> bucketsOf(Schema schema, PartitionSchema ps, int d,
@@ -110,6 +113,9 @@ final class PartitionPruner {
    * @return whether no row of the tablet can match
    */
   boolean prunes(RemoteTablet tablet) {
+    if (ranges.excludes(tablet.range())) {
+      return true;
+    }
     for (int d = 0; d < allowed.size(); d++) {
       Set<Integer> ok = allowed.get(d);
       if (ok == null) {

@@ -1,6 +1,7 @@
 package io.nyala.client.locations;
 
 import io.nyala.common.HostPort;
+import io.nyala.common.partition.RangeBounds;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
@@ -23,6 +24,8 @@ public final class RemoteTablet {
   /** Exclusive; empty = unbounded. */
   private final byte[] partitionKeyEnd;
   private final List<Integer> hashBuckets;
+  /** The tablet's range partition, or null if the table has none (or the master sent none). */
+  private final RangeBounds range;
   private final List<Replica> replicas;
   private final long expiresAtNanos;
   /** Uuid of the replica believed to lead, or null if unknown. */
@@ -42,6 +45,7 @@ public final class RemoteTablet {
     this.partitionKeyStart = partition.getPartitionKeyStart().toByteArray();
     this.partitionKeyEnd = partition.getPartitionKeyEnd().toByteArray();
     this.hashBuckets = List.copyOf(partition.getHashBucketsList());
+    this.range = partition.hasRange() ? RangeBounds.fromPb(partition.getRange()) : null;
     this.replicas = List.copyOf(replicas);
     this.expiresAtNanos = expiresAtNanos;
     for (Replica r : replicas) {
@@ -93,6 +97,11 @@ public final class RemoteTablet {
   /** @return the tablet's bucket in each hash dimension, if the master sent them */
   public List<Integer> hashBuckets() {
     return hashBuckets;
+  }
+
+  /** @return the tablet's range partition, or null if the table is not range partitioned */
+  public RangeBounds range() {
+    return range;
   }
 
   /** @return the replicas, in the master's order */

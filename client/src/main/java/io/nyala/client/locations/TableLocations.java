@@ -95,20 +95,37 @@ public final class TableLocations {
    *     the master's answer does not cover the key
    */
   public CompletableFuture<RemoteTablet> lookup(byte[] partitionKey, Deadline deadline) {
+    return lookupCovering(partitionKey, deadline).thenApply(t -> {
+      if (t == null) {
+        throw NyalaException.unavailable(
+            "no tablet of table '%s' covers partition key 0x%s", tableName,
+            HexFormat.of().formatHex(partitionKey));
+      }
+      return t;
+    });
+  }
+
+  /**
+   * The tablet covering a partition key, from the cache or else from the master, or null when
+   * the master's answer shows that no tablet covers it: a key in a gap between range partitions
+   * (docs/architecture.md, "Partitioning"). A gap is never inferred from the cache.
+   *
+   * @param partitionKey the key
+   * @param deadline when to give up
+   * @return the tablet, or null; fails with the master's error
+   */
+  public CompletableFuture<RemoteTablet> lookupCovering(byte[] partitionKey, Deadline deadline) {
     RemoteTablet t = cached(partitionKey);
     if (t != null) {
       return CompletableFuture.completedFuture(t);
     }
     return fetcher.fetch(partitionKey, deadline).thenApply(resp -> {
-      List<RemoteTablet> added = insert(resp);
-      for (RemoteTablet r : added) {
+      for (RemoteTablet r : insert(resp)) {
         if (r.covers(partitionKey)) {
           return r;
         }
       }
-      throw NyalaException.unavailable(
-          "no tablet of table '%s' covers partition key 0x%s (the master returned %d tablets)",
-          tableName, HexFormat.of().formatHex(partitionKey), added.size());
+      return null;
     });
   }
 

@@ -200,7 +200,12 @@ public final class CatalogManager {
   private static PartitionSchema validPartitionSchema(String table, CreateTableRequestPB req,
       Schema schema) {
     try {
-      return PartitionSchema.fromPb(req.getPartitionSchema(), schema);
+      PartitionSchema ps = PartitionSchema.fromPb(req.getPartitionSchema(), schema);
+      if (!ps.rangeSchema().isEmpty() && ps.ranges().isEmpty()) {
+        throw NyalaException.invalidArgument("range partitioning on %s needs at least one range",
+            ps.rangeSchema().columns());
+      }
+      return ps;
     } catch (RuntimeException e) {
       throw NyalaException.invalidArgument("table '%s': %s", table,
           NyalaException.from(e).detail());
