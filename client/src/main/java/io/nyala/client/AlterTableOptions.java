@@ -1,19 +1,26 @@
 package io.nyala.client;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.partition.RangeBounds;
+import io.nyala.common.partition.RangeSchema;
 import io.nyala.common.proto.master.AlterTableRequestPB;
 import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * What {@link NyalaClient#alterTable} changes: the table's name and any number of column steps,
  * applied in the order given, all in one new schema version. Rows written before a column was
- * added read as its default (or null).
+ * added read as its default (or null). Or, in a request of their own, range partitions to add
+ * and drop (docs/architecture.md, "Partitioning"), which keep the schema version.
  */
 public final class AlterTableOptions {
-  private final List<AlterTableRequestPB.Step> steps = new ArrayList<>();
+  /** Each step, given the table's range columns (which range bounds are encoded by). */
+  private final List<Function<RangeSchema, AlterTableRequestPB.Step>> steps = new ArrayList<>();
+  private boolean changesRanges;
   private String newName = "";
 
   /** No changes yet. */
@@ -69,7 +76,7 @@ public final class AlterTableOptions {
    * @return this
    */
   public AlterTableOptions addColumn(ColumnSchema column) {
-    steps.add(AlterTableRequestPB.Step.newBuilder().setAddColumn(
+    steps.add(rs -> AlterTableRequestPB.Step.newBuilder().setAddColumn(
         AlterTableRequestPB.AddColumn.newBuilder().setSchema(column.toPb())).build());
     return this;
   }
@@ -81,7 +88,7 @@ public final class AlterTableOptions {
    * @return this
    */
   public AlterTableOptions dropColumn(String name) {
-    steps.add(AlterTableRequestPB.Step.newBuilder().setDropColumn(
+    steps.add(rs -> AlterTableRequestPB.Step.newBuilder().setDropColumn(
         AlterTableRequestPB.DropColumn.newBuilder().setName(name)).build());
     return this;
   }
@@ -94,15 +101,73 @@ public final class AlterTableOptions {
    * @return this
    */
   public AlterTableOptions renameColumn(String oldName, String newName) {
-    steps.add(AlterTableRequestPB.Step.newBuilder().setRenameColumn(
+    steps.add(rs -> AlterTableRequestPB.Step.newBuilder().setRenameColumn(
         AlterTableRequestPB.RenameColumn.newBuilder().setOldName(oldName).setNewName(newName))
         .build());
     return this;
   }
 
-  AlterTableRequestPB.Builder toPb() {
-    return AlterTableRequestPB.newBuilder().addAllAlterSchemaSteps(steps)
-        .setNewTableName(newName);
+  /**
+   * Adds a range partition from {@code lower} (inclusive) to {@code upper} (exclusive), as
+   * {@link CreateTableOptions#addRangePartition}: each bound sets every range column or none
+   * (unbounded). The master creates the range's tablets (one per hash bucket combination) and
+   * refuses a range that overlaps one of the table's. Cannot be combined with column changes or
+   * a rename in one alter.
+   *
+   * @param lower the inclusive lower bound, a row of the table's schema
+   * @param upper the exclusive upper bound, a row of the table's schema
+   * @return this
+   */
+  public AlterTableOptions addRangePartition(PartialRow lower, PartialRow upper) {
+    changesRanges = true;
+    steps.add(rs -> AlterTableRequestPB.Step.newBuilder().setAddRangePartition(
+        AlterTableRequestPB.AddRangePartition.newBuilder().setRange(
+            bounds(rs, lower, upper).toPb())).build());
+    return this;
+  }
+
+  /**
+   * Drops a range partition: its tablets and every row in them are deleted. The bounds must be
+   * exactly those of one of the table's ranges; the master refuses any other. Cannot be
+   * combined with column changes or a rename in one alter.
+   *
+   * @param lower the range's inclusive lower bound, a row of the table's schema
+   * @param upper the range's exclusive upper bound, a row of the table's schema
+   * @return this
+   */
+  public AlterTableOptions dropRangePartition(PartialRow lower, PartialRow upper) {
+    changesRanges = true;
+    steps.add(rs -> AlterTableRequestPB.Step.newBuilder().setDropRangePartition(
+        AlterTableRequestPB.DropRangePartition.newBuilder().setRange(
+            bounds(rs, lower, upper).toPb())).build());
+    return this;
+  }
+
+  private static RangeBounds bounds(RangeSchema rs, PartialRow lower, PartialRow upper) {
+    if (rs.isEmpty()) {
+      throw NyalaException.invalidArgument("the table has no range partition columns");
+    }
+    if (lower == null || upper == null) {
+      throw NyalaException.invalidArgument("range bounds must not be null (use an empty row "
+          + "for unbounded)");
+    }
+    return new RangeBounds(rs.encodeBound(lower, "lower bound"),
+        rs.encodeBound(upper, "upper bound"));
+  }
+
+  /** @return whether range bounds need the table's range columns to be encoded */
+  boolean changesRanges() {
+    return changesRanges;
+  }
+
+  /**
+   * @param rs the table's range columns (empty when no step changes ranges)
+   * @return the request
+   */
+  AlterTableRequestPB.Builder toPb(RangeSchema rs) {
+    AlterTableRequestPB.Builder b = AlterTableRequestPB.newBuilder().setNewTableName(newName);
+    steps.forEach(s -> b.addAlterSchemaSteps(s.apply(rs)));
+    return b;
   }
 
   String newName() {

@@ -7,6 +7,7 @@ import io.nyala.client.rpc.Transport;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.partition.PartitionSchema;
+import io.nyala.common.partition.RangeSchema;
 import io.nyala.common.proto.master.AlterTableRequestPB;
 import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
@@ -130,14 +131,30 @@ final class TableDdl {
 
   /** Alters a table, waits until every tablet runs the new schema, and reopens it. */
   CompletableFuture<NyalaTable> alterTable(String name, AlterTableOptions options) {
+    if (!options.changesRanges()) {
+      return alterTable(name, options, null);
+    }
+    // Range bounds are encoded by the table's range columns.
+    return openTable(name).thenCompose(t -> alterTable(name, options,
+        t.getPartitionSchema().rangeSchema()));
+  }
+
+  private CompletableFuture<NyalaTable> alterTable(String name, AlterTableOptions options,
+      RangeSchema rs) {
     Deadline d = Deadline.after(adminOperationTimeoutMs);
-    AlterTableRequestPB req = options.toPb()
-        .setTable(TableIdentifierPB.newBuilder().setTableName(name))
-        .setRequestId(UUID.randomUUID().toString()).build();
+    AlterTableRequestPB req;
+    try {
+      req = options.toPb(rs)
+          .setTable(TableIdentifierPB.newBuilder().setTableName(name))
+          .setRequestId(UUID.randomUUID().toString()).build();
+    } catch (NyalaException e) {
+      return CompletableFuture.failedFuture(NyalaException.invalidArgument("alter table '%s': %s",
+          name, e.detail()));
+    }
     return master.call("AlterTable '" + name + "'", req, MasterServiceStub::alterTable,
             AlterTableResponsePB::getError, d)
         .thenCompose(resp -> {
-          // Cached locations carry the old name; the next lookup refetches them.
+          // Cached locations carry the old name or ranges; the next lookup refetches them.
           locations.forgetTableId(resp.getTableId());
           TableIdentifierPB id = TableIdentifierPB.newBuilder().setTableId(resp.getTableId())
               .build();

@@ -58,6 +58,7 @@ public final class CatalogManager {
   private final TabletReportProcessor reportProcessor;
   private final SchemaPropagator schemas;
   private final NewTableEntries newTables;
+  private final RangeChanges ranges;
   /**
    * Serializes DDL so a check (name free, table present) and the write it guards cannot
    * interleave with another DDL; held across the catalog write.
@@ -89,6 +90,7 @@ public final class CatalogManager {
       tsManager.onBecomeLeader();
       leaderReadyHook.run();
     });
+    this.ranges = new RangeChanges(catalog, newTables, creator, reports, reportProcessor);
     this.schemas = new SchemaPropagator(catalog, reports, admin, nanoClock,
         settings.tabletCreationRetryMs(), tsManager::isLive);
   }
@@ -275,7 +277,8 @@ public final class CatalogManager {
 
   /**
    * Renames the table and/or adds, drops and renames columns in one new schema version, written
-   * to the catalog; the tablets follow in the background ({@link #isAlterTableDone}).
+   * to the catalog; the tablets follow in the background ({@link #isAlterTableDone}). Or adds and
+   * drops range partitions ({@link RangeChanges}), keeping the schema version.
    */
   public AlterTableResponsePB alterTable(AlterTableRequestPB req) {
     checkLeaderReady();
@@ -291,6 +294,9 @@ public final class CatalogManager {
             .setSchemaVersion(done.getSchema().getVersion()).build();
       }
       SysTableEntryPB table = catalog.read(s -> findTable(s, req.getTable()));
+      if (RangeAlteration.changesRanges(req)) {
+        return ranges.apply(table, req);
+      }
       altered = TableAlteration.apply(table, req).toBuilder()
           .setLastAlterRequestId(req.getRequestId()).build();
       String newName = altered.getName();

@@ -54,11 +54,6 @@ final class NewTableEntries {
 
   Entries build(String name, CreateTableRequestPB req, PartitionSchema ps, int rf,
       List<PartitionPB> partitions) {
-    List<TSDescriptor> live = tsManager.placeable();
-    Map<String, Integer> loads = new HashMap<>();
-    Map<String, Integer> counts = replicaCounts();
-    live.forEach(d -> loads.put(d.uuid(), counts.getOrDefault(d.uuid(), 0)));
-    List<List<String>> placement = placer.place(loads, partitions.size(), rf);
     SysTableEntryPB table = SysTableEntryPB.newBuilder()
         .setTableId(RaftIds.newId())
         .setName(name)
@@ -70,9 +65,24 @@ final class NewTableEntries {
         .setNextColumnId(req.getSchema().getColumnsCount() + 1)
         .setCreateRequestId(req.getRequestId())
         .build();
-    List<SysTabletEntryPB> tablets = new ArrayList<>();
+    List<SysTabletEntryPB> tablets = tablets(table, partitions, rf);
     SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder()
         .addOps(SysCatalogOpPB.newBuilder().setPutTable(table));
+    tablets.forEach(t -> batch.addOps(SysCatalogOpPB.newBuilder().setPutTablet(t)));
+    return new Entries(table, tablets, batch.build());
+  }
+
+  /**
+   * New CREATING tablets of {@code table}, one per partition, for CreateTable and for the
+   * ranges AlterTable adds (docs/architecture.md, "Partitioning").
+   */
+  List<SysTabletEntryPB> tablets(SysTableEntryPB table, List<PartitionPB> partitions, int rf) {
+    List<TSDescriptor> live = tsManager.placeable();
+    Map<String, Integer> loads = new HashMap<>();
+    Map<String, Integer> counts = replicaCounts();
+    live.forEach(d -> loads.put(d.uuid(), counts.getOrDefault(d.uuid(), 0)));
+    List<List<String>> placement = placer.place(loads, partitions.size(), rf);
+    List<SysTabletEntryPB> tablets = new ArrayList<>();
     for (int i = 0; i < partitions.size(); i++) {
       SysTabletEntryPB.Builder tb = SysTabletEntryPB.newBuilder()
           .setTabletId(RaftIds.newId())
@@ -85,11 +95,9 @@ final class NewTableEntries {
         tb.setWrappedTabletKey(ByteString.copyFrom(w.wrapped()))
             .setTabletKeyVersion(w.clusterKeyVersion());
       }
-      SysTabletEntryPB t = tb.build();
-      tablets.add(t);
-      batch.addOps(SysCatalogOpPB.newBuilder().setPutTablet(t));
+      tablets.add(tb.build());
     }
-    return new Entries(table, tablets, batch.build());
+    return tablets;
   }
 
   /** Column ids start at 1 (0 means unassigned); the first schema version is 1. */
