@@ -9,6 +9,8 @@ import io.nyala.client.rpc.Transport;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.partition.PartitionSchema;
+import io.nyala.common.partition.RangeBounds;
+import io.nyala.common.partition.RangeSchema;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
@@ -31,14 +33,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code nyala table describe NAME}: the schema, the hash partitioning and every tablet with its
- * replicas as the master places them, the leader being the one the master last heard of (the
- * same view {@code cluster ksck} starts from).
+ * {@code nyala table describe NAME}: the schema, the hash and range partitioning (with each
+ * range partition) and every tablet with its hash buckets, its range and its replicas as the
+ * master places them, the leader being the one the master last heard of (the same view
+ * {@code cluster ksck} starts from).
  */
 @Command(name = "describe", mixinStandardHelpOptions = true, showDefaultValues = true,
     description = {
-        "Shows a table's columns (type, key, nullable, default), its hash "
-            + "partitioning and each tablet's partition and replicas: role (LEADER or FOLLOWER, "
+        "Shows a table's columns (type, key, nullable, default), its hash and range "
+            + "partitioning, its range partitions, and each tablet's partition (hash buckets and "
+            + "range) and replicas: role (LEADER or FOLLOWER, "
             + "as the master last heard), tablet server name, RPC address and uuid."})
 final class TableDescribeCommand implements Callable<Integer> {
   @Mixin MastersOption masters;
@@ -91,13 +95,20 @@ final class TableDescribeCommand implements Callable<Integer> {
           d == null ? "-" : d instanceof byte[] bs ? Arrays.toString(bs) : String.valueOf(d)});
     }
     out.append(align(cols));
-    out.append(String.format("%npartitioning: %s%n", partitioning(t.getPartitionSchema())));
+    PartitionSchema ps = t.getPartitionSchema();
+    RangeSchema rs = ps.rangeSchema();
+    out.append(String.format("%npartitioning: %s%n", partitioning(ps)));
+    if (!rs.isEmpty()) {
+      out.append(String.format("%nrange partitions:%n"));
+      ps.ranges().forEach(r -> out.append("  ").append(rs.format(r))
+          .append(System.lineSeparator()));
+    }
     out.append(String.format("%ntablets:%n"));
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"TABLET", "PARTITION", "ROLE", "TSERVER", "RPC", "UUID"});
     int leaderless = 0;
     for (TabletLocationsPB tl : tablets) {
-      String partition = partition(tl.getPartition());
+      String partition = partition(tl.getPartition(), rs);
       boolean leader = false;
       for (TabletLocationsPB.ReplicaPB r : tl.getReplicasList()) {
         TSInfoPB ts = r.getTsInfo();
@@ -122,25 +133,35 @@ final class TableDescribeCommand implements Callable<Integer> {
     return out.toString();
   }
 
-  /** E.g. {@code hash(id) into 2 buckets}; {@code none (a single tablet)} without any. */
+  /**
+   * E.g. {@code hash(id) into 2 buckets x range(day)}; {@code none (a single tablet)} without
+   * any.
+   */
   static String partitioning(PartitionSchema ps) {
-    if (ps.dimensions().isEmpty()) {
-      return "none (a single tablet)";
-    }
-    return ps.dimensions().stream()
+    List<String> parts = new ArrayList<>(ps.dimensions().stream()
         .map(d -> String.format("hash(%s) into %d buckets%s", String.join(", ", d.columns()),
             d.numBuckets(), d.seed() == 0 ? "" : " (seed " + d.seed() + ")"))
-        .collect(Collectors.joining(" x "));
+        .toList());
+    if (!ps.rangeSchema().isEmpty()) {
+      parts.add(String.format("range(%s) in %d ranges",
+          String.join(", ", ps.rangeSchema().columns()), ps.ranges().size()));
+    }
+    return parts.isEmpty() ? "none (a single tablet)" : String.join(" x ", parts);
   }
 
-  /** A tablet's hash bucket in each dimension: {@code bucket 1}, {@code buckets 1,0}. */
-  private static String partition(PartitionPB p) {
+  /**
+   * A tablet's hash bucket in each dimension and its range: {@code bucket 1},
+   * {@code buckets 1,0}, {@code bucket 0 range [(day=1), (day=2))}.
+   */
+  private static String partition(PartitionPB p, RangeSchema rs) {
     List<Integer> b = p.getHashBucketsList();
+    String range = p.hasRange() ? "range " + rs.format(RangeBounds.fromPb(p.getRange())) : "";
     if (b.isEmpty()) {
-      return "all";
+      return range.isEmpty() ? "all" : range;
     }
     return (b.size() == 1 ? "bucket " : "buckets ")
-        + b.stream().map(String::valueOf).collect(Collectors.joining(","));
+        + b.stream().map(String::valueOf).collect(Collectors.joining(","))
+        + (range.isEmpty() ? "" : " " + range);
   }
 
   /** Rows as left-aligned columns two spaces apart, indented by two; the last unpadded. */

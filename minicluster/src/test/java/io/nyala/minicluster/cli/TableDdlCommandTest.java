@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
@@ -122,6 +123,35 @@ class TableDdlCommandTest {
     CliRun list = CliRun.nyala("table", "list", "--masters", masters);
     assertThat(list.status()).isZero();
     assertThat(list.out().lines()).doesNotContain("people");
+  }
+
+  @Test
+  void describeShowsRangePartitionsAndEachTabletsRange() {
+    Schema schema = new Schema(List.of(
+        ColumnSchema.builder("day", Type.INT64).key(true).build(),
+        ColumnSchema.builder("id", Type.INT64).key(true).build()));
+    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+      client.createTable("daily", schema, new CreateTableOptions()
+          .setNumReplicas(1).addHashPartitions(List.of("id"), 2)
+          .setRangePartitionColumns(List.of("day"))
+          .addRangePartition(schema.newPartialRow().addLong("day", 1),
+              schema.newPartialRow().addLong("day", 2))
+          .addRangePartition(schema.newPartialRow().addLong("day", 2),
+              schema.newPartialRow()));
+    }
+    CliRun d = CliRun.nyala("table", "describe", "daily", "--masters", masters);
+    assertThat(d.status()).as(d.err()).isZero();
+    List<String> lines = d.out().lines().toList();
+    assertThat(lines).contains("partitioning: hash(id) into 2 buckets x range(day) in 2 ranges");
+    assertThat(section(lines, "range partitions:")).containsExactly(
+        List.of("[(day=1), (day=2))"), List.of("[(day=2), unbounded)"));
+    List<List<String>> tablets = section(lines, "tablets:");
+    assertThat(tablets.subList(1, tablets.size()).stream().map(r -> r.get(1)))
+        .containsExactly("bucket 0 range [(day=1), (day=2))",
+            "bucket 0 range [(day=2), unbounded)", "bucket 1 range [(day=1), (day=2))",
+            "bucket 1 range [(day=2), unbounded)");
+    assertThat(CliRun.nyala("table", "delete", "daily", "--masters", masters).status())
+        .isZero();
   }
 
   @Test
