@@ -21,6 +21,7 @@ public final class AsyncNyalaScanner {
   private byte[] nextPartitionKey = new byte[0];
   private TabletScan current;
   private long rowsReturned;
+  private int tabletsScanned;
   private boolean inFlight;
   private boolean closed;
 
@@ -44,6 +45,16 @@ public final class AsyncNyalaScanner {
   /** @return how many rows have been returned so far */
   public synchronized long getRowsReturned() {
     return rowsReturned;
+  }
+
+  /**
+   * How many tablets the scan has opened so far: tablets the partition pruner skipped (see
+   * docs/architecture.md, "Partitioning") are not counted.
+   *
+   * @return the number of tablets opened
+   */
+  public synchronized int getTabletsScanned() {
+    return tabletsScanned;
   }
 
   /** @return whether more rows may follow (a page may still turn out empty) */
@@ -119,6 +130,7 @@ public final class AsyncNyalaScanner {
     synchronized (this) {
       nextPartitionKey = end.length == 0 ? null : end;
       current = scan;
+      tabletsScanned += scan == null ? 0 : 1;
     }
     return scan == null ? CompletableFuture.completedFuture(RowResultIterator.empty())
         : scan.open(wanted, deadline);
