@@ -125,6 +125,20 @@ class RangePartitionTest {
   }
 
   @Test
+  void rangeAltersNeedRangeColumnsAndWholeBounds() {
+    f.createTable("h", 2, 1);
+    assertThatThrownBy(() -> f.client.alterTable("h", new AlterTableOptions()
+        .addRangePartition(schema.newPartialRow().addLong("key", 0), schema.newPartialRow())))
+        .hasMessageContaining("alter table 'h': the table has no range partition columns");
+    createTable();
+    assertThatThrownBy(() -> f.client.alterTable("r", new AlterTableOptions()
+        .dropRangePartition(schema.newPartialRow().addString("val", "x"),
+            schema.newPartialRow())))
+        .hasMessageContaining("alter table 'r': lower bound sets column 'val', which is not a "
+            + "range partition column");
+  }
+
+  @Test
   void prefixSuccessorBoundsEveryKeyWithThePrefix() {
     assertThat(RangePruning.prefixSuccessor(new byte[] {1, 2})).containsExactly(1, 3);
     assertThat(RangePruning.prefixSuccessor(new byte[] {1, (byte) 0xff}))
