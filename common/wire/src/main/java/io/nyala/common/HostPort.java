@@ -60,10 +60,12 @@ public record HostPort(String host, int port) {
     return new InetSocketAddress(host, port);
   }
 
+  @InternalApi
   public HostPortPB toPb() {
     return HostPortPB.newBuilder().setHost(host).setPort(port).build();
   }
 
+  @InternalApi
   public static HostPort fromPb(HostPortPB pb) {
     return new HostPort(pb.getHost(), pb.getPort());
   }

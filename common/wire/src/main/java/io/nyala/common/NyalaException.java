@@ -92,6 +92,7 @@ public class NyalaException extends RuntimeException {
   }
 
   /** The wire form. */
+  @InternalApi
   public ErrorPB toPb() {
     ErrorPB.Builder b = ErrorPB.newBuilder().setCode(code.toPb()).setMessage(detail());
     if (!leaderUuid.isEmpty()) {
@@ -104,6 +105,7 @@ public class NyalaException extends RuntimeException {
   }
 
   /** The exception for a wire error; callers check {@link #isError(ErrorPB)} first. */
+  @InternalApi
   public static NyalaException fromPb(ErrorPB pb) {
     HostPort leader = pb.hasLeaderRpcAddress() ? HostPort.fromPb(pb.getLeaderRpcAddress()) : null;
     return new NyalaException(
@@ -111,6 +113,7 @@ public class NyalaException extends RuntimeException {
   }
 
   /** True if a response's error field reports a failure. */
+  @InternalApi
   public static boolean isError(ErrorPB pb) {
     return pb != null && pb.getCode() != io.nyala.common.proto.StatusCodePB.OK;
   }

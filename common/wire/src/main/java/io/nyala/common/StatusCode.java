@@ -27,7 +27,7 @@ public enum StatusCode {
   }
 
   /** The wire form. */
-  public StatusCodePB toPb() {
+  StatusCodePB toPb() {
     return pb;
   }
 
@@ -37,7 +37,7 @@ public enum StatusCode {
   }
 
   /** The code for a wire value; unknown values become {@link #RUNTIME_ERROR}. */
-  public static StatusCode fromPb(StatusCodePB pb) {
+  static StatusCode fromPb(StatusCodePB pb) {
     for (StatusCode c : values()) {
       if (c.pb == pb) {
         return c;

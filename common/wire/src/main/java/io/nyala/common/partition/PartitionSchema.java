@@ -1,5 +1,6 @@
 package io.nyala.common.partition;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HashBucketSchemaPB;
 import io.nyala.common.proto.PartitionPB;
@@ -165,6 +166,7 @@ public final class PartitionSchema {
     return w.toByteArray();
   }
 
+  @InternalApi
   public PartitionSchemaPB toPb() {
     PartitionSchemaPB.Builder b = PartitionSchemaPB.newBuilder();
     for (HashDimension d : dimensions) {
@@ -174,6 +176,7 @@ public final class PartitionSchema {
     return b.build();
   }
 
+  @InternalApi
   public static PartitionSchema fromPb(PartitionSchemaPB pb, Schema schema) {
     List<HashDimension> dims = new ArrayList<>();
     for (HashBucketSchemaPB h : pb.getHashSchemasList()) {

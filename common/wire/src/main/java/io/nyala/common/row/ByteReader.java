@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
  * The error's code says whose fault the bytes are: CORRUPTION (the default) for what was stored
  * or sent by a peer, INVALID_ARGUMENT for a client's request.
  */
+@InternalApi
 public final class ByteReader {
   private final byte[] buf;
   private int pos;

@@ -1,9 +1,11 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /** A growable big-endian byte buffer for the row codecs. Not thread-safe. */
+@InternalApi
 public final class ByteWriter {
   private byte[] buf;
   private int pos;

@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnPredicatePB;
 import io.nyala.common.proto.PredicateOpPB;
@@ -93,6 +94,7 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
     };
   }
 
+  @InternalApi
   public ColumnPredicatePB toPb(Schema schema) {
     Type t = schema.column(column).type();
     ColumnPredicatePB.Builder b = ColumnPredicatePB.newBuilder()
@@ -107,6 +109,7 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
   }
 
   /** Decodes and binds a wire predicate; errors name the column. */
+  @InternalApi
   public static ColumnPredicate fromPb(Schema schema, ColumnPredicatePB pb) {
     String col = pb.getColumn();
     Type t = schema.column(col).type();

@@ -1,9 +1,12 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
+
 /**
  * Hides user data (row keys and values) in log lines unless the server runs with
  * {@code --redact=none}. Errors returned to the client that sent the data may show it.
  */
+@InternalApi
 public final class Redactor {
   private static volatile boolean redact = true;
 

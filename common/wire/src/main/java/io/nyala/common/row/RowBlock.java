@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.proto.RowBlockPB;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.List;
  * Result rows in a projection: per row a null bitmap then each non-null value in projection
  * order. Rows are plain {@code Object[]} of the projection's width.
  */
+@InternalApi
 public final class RowBlock {
   private final Schema projection;
   private final ByteWriter w = new ByteWriter(4096);

@@ -1,11 +1,13 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.schema.Type;
 
 /**
  * Encodes single column values for the row formats and the tserver's column pages (not
  * order-preserving; see KeyEncoder). Changing it changes those on-disk formats too.
  */
+@InternalApi
 public final class ValueCodec {
   private ValueCodec() {}
 

@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnSchemaPB;
 
@@ -42,6 +43,7 @@ public record ColumnSchema(
     return new ColumnSchema(newName, type, key, nullable, defaultValue, id);
   }
 
+  @InternalApi
   public ColumnSchemaPB toPb() {
     ColumnSchemaPB.Builder b = ColumnSchemaPB.newBuilder()
         .setName(name).setType(type.toPb()).setIsKey(key).setIsNullable(nullable).setId(id);
@@ -51,6 +53,7 @@ public record ColumnSchema(
     return b.build();
   }
 
+  @InternalApi
   public static ColumnSchema fromPb(ColumnSchemaPB pb) {
     Type t = Type.fromPb(pb.getType());
     Object def = pb.hasDefaultValue() ? t.fromValuePb(pb.getName(), pb.getDefaultValue()) : null;

@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -20,6 +21,7 @@ public final class PartialRow {
   }
 
   /** A row over decoded values; {@code setBits} says which columns are present. */
+  @InternalApi
   public static PartialRow of(Schema schema, Object[] values, BitSet setBits) {
     PartialRow r = new PartialRow(schema);
     System.arraycopy(values, 0, r.values, 0, values.length);
@@ -143,6 +145,7 @@ public final class PartialRow {
   }
 
   /** The values array, shared: callers must not modify it. */
+  @InternalApi
   public Object[] valuesUnsafe() {
     return values;
   }

@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnSchemaPB;
 import io.nyala.common.proto.SchemaPB;
@@ -120,6 +121,7 @@ public final class Schema {
     return new Schema(columns, newVersion);
   }
 
+  @InternalApi
   public SchemaPB toPb() {
     SchemaPB.Builder b = SchemaPB.newBuilder().setVersion(version);
     for (ColumnSchema c : columns) {
@@ -128,6 +130,7 @@ public final class Schema {
     return b.build();
   }
 
+  @InternalApi
   public static Schema fromPb(SchemaPB pb) {
     List<ColumnSchema> cols = new ArrayList<>(pb.getColumnsCount());
     for (ColumnSchemaPB c : pb.getColumnsList()) {

@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.DataTypePB;
 import io.nyala.common.proto.ValuePB;
@@ -29,7 +30,7 @@ public enum Type {
     this.fixedSize = fixedSize;
   }
 
-  public DataTypePB toPb() {
+  DataTypePB toPb() {
     return pb;
   }
 
@@ -48,7 +49,7 @@ public enum Type {
     return this != BOOL && this != FLOAT && this != DOUBLE;
   }
 
-  public static Type fromPb(DataTypePB pb) {
+  static Type fromPb(DataTypePB pb) {
     for (Type t : values()) {
       if (t.pb == pb) {
         return t;
@@ -137,6 +138,7 @@ public enum Type {
   }
 
   /** A value as a {@link ValuePB}. */
+  @InternalApi
   public ValuePB toValuePb(Object v) {
     ValuePB.Builder b = ValuePB.newBuilder();
     switch (this) {
@@ -152,6 +154,7 @@ public enum Type {
   }
 
   /** A {@link ValuePB} as a value of this type; names {@code column} when it does not fit. */
+  @InternalApi
   public Object fromValuePb(String column, ValuePB pb) {
     Object raw = switch (pb.getValueCase()) {
       case BOOL_VALUE -> pb.getBoolValue();
