@@ -17,6 +17,11 @@ public final class Redactor {
     redact = !"none".equalsIgnoreCase(mode);
   }
 
+  /**
+   * Whether user data is hidden in log lines.
+   *
+   * @return false only with {@code --redact=none}
+   */
   public static boolean enabled() {
     return redact;
   }
