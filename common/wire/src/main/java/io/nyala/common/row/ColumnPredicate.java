@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * A filter on one column: a comparison with a literal, membership in a list, or (not) null.
  * Build one with the factories ({@link #comparison}, {@link #inList}, {@link #isNull},
- * {@link #isNotNull}); a scan binds it to the table's schema, which checks the column and
- * converts the literals.
+ * {@link #isNotNull}, or Kudu's names such as {@link #newComparisonPredicate}); a scan binds it
+ * to the table's schema, which checks the column and converts the literals.
  *
  * @param column the column's name
  * @param op the operator
@@ -100,6 +100,53 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
    */
   public static ColumnPredicate isNotNull(String column) {
     return new ColumnPredicate(column, Op.IS_NOT_NULL, null, List.of());
+  }
+
+  /**
+   * Kudu's name for {@link #comparison}: a comparison of a column with a literal.
+   *
+   * @param column the column, e.g. from {@code table.getSchema().column("ts")}
+   * @param op EQUAL, LESS, LESS_EQUAL, GREATER or GREATER_EQUAL
+   * @param value the literal, of the column's type
+   * @return the predicate
+   * @throws NyalaException INVALID_ARGUMENT if {@code op} is not a comparison or the value is
+   *     null
+   */
+  public static ColumnPredicate newComparisonPredicate(
+      ColumnSchema column, Op op, Object value) {
+    return comparison(column.name(), op, value);
+  }
+
+  /**
+   * Kudu's name for {@link #inList}: membership of a column's value in a list of literals.
+   *
+   * @param column the column
+   * @param values the literals, none null
+   * @return the predicate
+   * @throws NyalaException INVALID_ARGUMENT naming the column if a literal is null
+   */
+  public static ColumnPredicate newInListPredicate(ColumnSchema column, List<?> values) {
+    return inList(column.name(), values);
+  }
+
+  /**
+   * Kudu's name for {@link #isNull}: passes rows whose column is null.
+   *
+   * @param column the column
+   * @return the predicate
+   */
+  public static ColumnPredicate newIsNullPredicate(ColumnSchema column) {
+    return isNull(column.name());
+  }
+
+  /**
+   * Kudu's name for {@link #isNotNull}: passes rows whose column is not null.
+   *
+   * @param column the column
+   * @return the predicate
+   */
+  public static ColumnPredicate newIsNotNullPredicate(ColumnSchema column) {
+    return isNotNull(column.name());
   }
 
   /**
