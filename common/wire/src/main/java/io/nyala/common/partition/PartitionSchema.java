@@ -1,6 +1,7 @@
 package io.nyala.common.partition;
 
 import com.google.protobuf.ByteString;
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HashBucketSchemaPB;
 import io.nyala.common.proto.PartitionPB;
@@ -26,8 +27,15 @@ import java.util.Set;
  * dimension and no range columns = one tablet. Immutable.
  */
 public final class PartitionSchema {
-  /** One hash dimension. */
+  /**
+   * One hash dimension.
+   *
+   * @param columns the primary key columns hashed together, at least one
+   * @param numBuckets how many buckets the hash falls into, at least 2
+   * @param seed the hash's seed
+   */
   public record HashDimension(List<String> columns, int numBuckets, int seed) {
+    /** Copies the columns and checks the counts; INVALID_ARGUMENT naming the bad value. */
     public HashDimension {
       columns = List.copyOf(columns);
       if (columns.isEmpty()) {
@@ -49,7 +57,14 @@ public final class PartitionSchema {
   /** Sorted, disjoint; empty when there are no range columns. */
   private final List<RangeBounds> ranges;
 
-  /** Hash partitioning only. */
+  /**
+   * Hash partitioning only.
+   *
+   * @param dimensions the hash dimensions, in partition key order; none for one tablet
+   * @param schema the table's schema
+   * @throws NyalaException INVALID_ARGUMENT naming a column that is not a primary key column of
+   *     {@code schema} or is hashed twice
+   */
   public PartitionSchema(List<HashDimension> dimensions, Schema schema) {
     this(dimensions, List.of(), List.of(), schema);
   }
@@ -98,26 +113,49 @@ public final class PartitionSchema {
     }
   }
 
-  /** No partitioning: a single tablet. */
+  /**
+   * No partitioning: a single tablet.
+   *
+   * @param schema the table's schema
+   * @return a partition schema of no dimension
+   */
   public static PartitionSchema unpartitioned(Schema schema) {
     return new PartitionSchema(List.of(), schema);
   }
 
+  /**
+   * The hash dimensions, in partition key order.
+   *
+   * @return an unmodifiable list, empty for a single tablet
+   */
   public List<HashDimension> dimensions() {
     return dimensions;
   }
 
-  /** @return the range columns (empty: hash partitioning only) */
+  /**
+   * The range columns.
+   *
+   * @return the range columns (empty: hash partitioning only)
+   */
   public RangeSchema rangeSchema() {
     return rangeSchema;
   }
 
-  /** @return the range partitions, sorted by lower bound; empty without range columns */
+  /**
+   * The range partitions.
+   *
+   * @return the ranges, sorted by lower bound; empty without range columns
+   */
   public List<RangeBounds> ranges() {
     return ranges;
   }
 
-  /** @return how many tablets: the product of the bucket counts, times the ranges if any */
+  /**
+   * The number of tablets: the product of the dimensions' bucket counts, times the number of
+   * ranges when the table has range columns.
+   *
+   * @return the count, 1 with no dimension and no range columns
+   */
   public int numTablets() {
     int n = rangeSchema.isEmpty() ? 1 : ranges.size();
     for (HashDimension d : dimensions) {
@@ -130,6 +168,10 @@ public final class PartitionSchema {
    * The partition key of a row given as values in schema order: its buckets, then its range
    * key. Whether a range partition covers it is for the tablets' locations to say: the ranges
    * known here may be older than the table's.
+   *
+   * @param row the row's values; the hashed and range key columns must be set
+   * @return each dimension's bucket as a big-endian int32, in order, then the range columns'
+   *     key encoding
    */
   public byte[] partitionKey(Object[] row) {
     byte[] rangeKey = rangeSchema.rangeKey(row);
@@ -141,13 +183,24 @@ public final class PartitionSchema {
     return w.toByteArray();
   }
 
-  /** @return the range partition a row's range key falls in, or null in a gap */
+  /**
+   * The range partition of a row.
+   *
+   * @param row the row's values in schema order
+   * @return the range partition the row's range key falls in, or null in a gap
+   */
   public RangeBounds rangeOf(Object[] row) {
     byte[] key = rangeSchema.rangeKey(row);
     return ranges.stream().filter(r -> r.contains(key)).findFirst().orElse(null);
   }
 
-  /** The bucket of a row in dimension {@code d}. */
+  /**
+   * The bucket of a row in one dimension.
+   *
+   * @param d the dimension's index in {@link #dimensions()}
+   * @param row the row's values in schema order
+   * @return the bucket, 0 to the dimension's bucket count - 1
+   */
   public int bucket(int d, Object[] row) {
     int[] idx = columnIndexes[d];
     Object[] vals = new Object[idx.length];
@@ -177,7 +230,10 @@ public final class PartitionSchema {
   /**
    * Every tablet's partition, in partition key order. Hash partitioning alone tiles the key
    * space (the first starts and the last ends open); ranges leave their gaps uncovered.
+   *
+   * @return one {@code PartitionPB} per tablet
    */
+  @InternalApi
   public List<PartitionPB> createPartitions() {
     return rangeSchema.isEmpty() ? hashPartitions() : rangePartitions(ranges);
   }
@@ -189,6 +245,7 @@ public final class PartitionSchema {
    * @param rs ranges, sorted by lower bound
    * @return their partitions
    */
+  @InternalApi
   public List<PartitionPB> rangePartitions(List<RangeBounds> rs) {
     if (rangeSchema.isEmpty()) {
       throw NyalaException.invalidArgument("the table has no range partition columns");
@@ -268,6 +325,12 @@ public final class PartitionSchema {
     return w.toByteArray();
   }
 
+  /**
+   * The wire form.
+   *
+   * @return the partitioning as a {@code PartitionSchemaPB}
+   */
+  @InternalApi
   public PartitionSchemaPB toPb() {
     PartitionSchemaPB.Builder b = PartitionSchemaPB.newBuilder();
     for (HashDimension d : dimensions) {
@@ -279,6 +342,15 @@ public final class PartitionSchema {
     return b.build();
   }
 
+  /**
+   * Reads the wire form.
+   *
+   * @param pb a partitioning on the wire
+   * @param schema the table's schema
+   * @return the partition schema
+   * @throws NyalaException INVALID_ARGUMENT naming a column that does not fit {@code schema}
+   */
+  @InternalApi
   public static PartitionSchema fromPb(PartitionSchemaPB pb, Schema schema) {
     List<HashDimension> dims = new ArrayList<>();
     for (HashBucketSchemaPB h : pb.getHashSchemasList()) {
@@ -303,6 +375,7 @@ public final class PartitionSchema {
    * @throws NyalaException INVALID_ARGUMENT if the table has no range columns or {@code r}
    *     overlaps one of its ranges (naming both)
    */
+  @InternalApi
   public PartitionSchema withRange(RangeBounds r, Schema schema) {
     if (rangeSchema.isEmpty()) {
       throw NyalaException.invalidArgument("the table has no range partition columns");
@@ -326,6 +399,7 @@ public final class PartitionSchema {
    * @return the new partitioning
    * @throws NyalaException INVALID_ARGUMENT if {@code r} is not one of the ranges
    */
+  @InternalApi
   public PartitionSchema withoutRange(RangeBounds r, Schema schema) {
     if (!ranges.contains(r)) {
       throw NyalaException.invalidArgument("no range partition %s to drop (the table has %s)",

@@ -1,6 +1,7 @@
 package io.nyala.common.partition;
 
 import com.google.protobuf.ByteString;
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.RangeBoundsPB;
 import java.util.Arrays;
@@ -56,13 +57,24 @@ public record RangeBounds(byte[] lower, byte[] upper) {
     return Arrays.compareUnsigned(a.lower, b.lower);
   }
 
-  /** @return the wire form */
+  /**
+   * The wire form.
+   *
+   * @return the bounds as a {@code RangeBoundsPB}
+   */
+  @InternalApi
   public RangeBoundsPB toPb() {
     return RangeBoundsPB.newBuilder().setLower(ByteString.copyFrom(lower))
         .setUpper(ByteString.copyFrom(upper)).build();
   }
 
-  /** @return the bounds of a wire form; INVALID_ARGUMENT if lower is not below upper */
+  /**
+   * The bounds of a wire form.
+   *
+   * @param pb the wire form
+   * @return the bounds; INVALID_ARGUMENT if lower is not below upper
+   */
+  @InternalApi
   public static RangeBounds fromPb(RangeBoundsPB pb) {
     return new RangeBounds(pb.getLower().toByteArray(), pb.getUpper().toByteArray());
   }
