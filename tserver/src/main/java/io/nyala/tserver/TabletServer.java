@@ -2,7 +2,6 @@ package io.nyala.tserver;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
-import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DurableDirs;
 import io.nyala.common.fault.CrashPoints;
 import io.nyala.common.metrics.MetricRegistry;
@@ -12,6 +11,7 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.background.PeriodicTasks;
 import io.nyala.tserver.background.ServerPools;
+import io.nyala.tserver.consensus.TabletRaftSettings;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.copy.TabletCopyClient;
@@ -51,7 +51,6 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.util.SizeInBytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -301,20 +300,8 @@ public class TabletServer extends ServerBase {
 
   @Override
   protected void customizeRaft(RaftProperties p) {
-    // Snapshots are the stores' flushes; each flush asks for one, so no auto trigger.
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
-    // A tablet "snapshot" has no files (it is the flushed blocks): a replica behind the purged
-    // log must be rebuilt by tablet copy (notifyInstallSnapshotFromLeader), never by Ratis
-    // shipping an empty file list.
-    RaftSettings.useStateMachineCopy(p);
-    // The largest entry is a Write of --max_write_request_bytes plus its header. Ratis sizes two
-    // things by it: the batch an appender sends to a follower (which must hold any one entry)
-    // and the log's write buffer (at least that batch limit + 8). Each awake division holds
-    // that buffer in direct memory, so it is sized by the largest Write rather than Ratis'
-    // 1 MiB: 2,000 awake replicas then fit a 1 GiB JVM (docs/dense-nodes.md).
-    long entryLimit = topts.maxWriteRequestBytes + TserverOptions.RAFT_ENTRY_OVERHEAD_BYTES;
-    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entryLimit));
-    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(entryLimit + 8));
+    TabletRaftSettings.apply(p,
+        topts.maxWriteRequestBytes + TserverOptions.RAFT_ENTRY_OVERHEAD_BYTES);
     // Raw --raft_property overrides still win over these role defaults.
     options.raftProperties.forEach(p::set);
   }

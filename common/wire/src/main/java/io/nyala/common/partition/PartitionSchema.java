@@ -1,6 +1,5 @@
 package io.nyala.common.partition;
 
-import com.google.protobuf.ByteString;
 import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HashBucketSchemaPB;
@@ -12,7 +11,6 @@ import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -235,7 +233,8 @@ public final class PartitionSchema {
    */
   @InternalApi
   public List<PartitionPB> createPartitions() {
-    return rangeSchema.isEmpty() ? hashPartitions() : rangePartitions(ranges);
+    return rangeSchema.isEmpty() ? PartitionTiling.hashOnly(bucketCounts())
+        : rangePartitions(ranges);
   }
 
   /**
@@ -250,79 +249,11 @@ public final class PartitionSchema {
     if (rangeSchema.isEmpty()) {
       throw NyalaException.invalidArgument("the table has no range partition columns");
     }
-    List<PartitionPB> out = new ArrayList<>();
-    int[] tuple = new int[dimensions.size()];
-    boolean done = false;
-    while (!done) {
-      int[] next = tuple.clone();
-      done = increment(next);
-      byte[] prefix = encodeTuple(tuple);
-      for (RangeBounds r : rs) {
-        PartitionPB.Builder b = PartitionPB.newBuilder().setRange(r.toPb())
-            .setPartitionKeyStart(ByteString.copyFrom(concat(prefix,
-                r.lower())));
-        // An open upper bound ends at the next bucket combination (or nowhere after the last).
-        byte[] end = r.upper().length > 0 ? concat(prefix, r.upper())
-            : done ? new byte[0] : encodeTuple(next);
-        b.setPartitionKeyEnd(ByteString.copyFrom(end));
-        for (int x : tuple) {
-          b.addHashBuckets(x);
-        }
-        out.add(b.build());
-      }
-      tuple = next;
-    }
-    return out;
+    return PartitionTiling.ofRanges(bucketCounts(), rs);
   }
 
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
-  }
-
-  private List<PartitionPB> hashPartitions() {
-    List<PartitionPB> out = new ArrayList<>();
-    int n = numTablets();
-    int dims = dimensions.size();
-    int[] tuple = new int[dims];
-    for (int t = 0; t < n; t++) {
-      PartitionPB.Builder b = PartitionPB.newBuilder();
-      for (int x : tuple) {
-        b.addHashBuckets(x);
-      }
-      // The first tablet starts at the empty key so that the tablets tile the whole key space.
-      if (t > 0) {
-        b.setPartitionKeyStart(ByteString.copyFrom(encodeTuple(tuple)));
-      }
-      int[] next = tuple.clone();
-      boolean overflow = increment(next);
-      if (!overflow) {
-        b.setPartitionKeyEnd(ByteString.copyFrom(encodeTuple(next)));
-      }
-      out.add(b.build());
-      tuple = next;
-    }
-    return out;
-  }
-
-  private boolean increment(int[] tuple) {
-    for (int d = tuple.length - 1; d >= 0; d--) {
-      tuple[d]++;
-      if (tuple[d] < dimensions.get(d).numBuckets()) {
-        return false;
-      }
-      tuple[d] = 0;
-    }
-    return true;
-  }
-
-  private static byte[] encodeTuple(int[] tuple) {
-    ByteWriter w = new ByteWriter(4 * tuple.length);
-    for (int x : tuple) {
-      w.writeInt(x);
-    }
-    return w.toByteArray();
+  private int[] bucketCounts() {
+    return dimensions.stream().mapToInt(HashDimension::numBuckets).toArray();
   }
 
   /**
