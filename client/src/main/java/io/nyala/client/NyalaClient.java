@@ -3,6 +3,7 @@ package io.nyala.client;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Schema;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -200,7 +201,23 @@ public final class NyalaClient implements AutoCloseable {
       return this;
     }
 
-    /** @return a new client */
+    /**
+     * Connects over TLS trusting the cluster CA in {@code caFile}; see
+     * {@link AsyncNyalaClient.Builder#trustedCaFile}.
+     *
+     * @param caFile a PEM file of the cluster's CA certificate
+     * @return this
+     */
+    public Builder trustedCaFile(Path caFile) {
+      inner.trustedCaFile(caFile);
+      return this;
+    }
+
+    /**
+     * @return a new client
+     * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming a trusted CA file that is
+     *     missing or holds no certificate
+     */
     public NyalaClient build() {
       return new NyalaClient(inner.build());
     }

@@ -19,10 +19,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Channels and timers of one client. One plaintext netty channel per server address, made on
- * first use and kept until {@link #close()}: channels multiplex calls and reconnect by
- * themselves, so sharing them is cheaper than any per-call setup. One daemon timer thread runs
- * retry delays and background flushes.
+ * Channels and timers of one client. One netty channel per server address (plaintext, or TLS
+ * with {@link ClientTls}), made on first use and kept until {@link #close()}: channels
+ * multiplex calls and reconnect by themselves, so sharing them is cheaper than any per-call
+ * setup. One daemon timer thread runs retry delays and background flushes.
  *
  * <p>Thread-safe.
  */
@@ -34,10 +34,22 @@ public final class Transport implements AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
   /** Retry delays not yet elapsed: failed on close so no caller waits forever. */
   private final Set<CompletableFuture<Void>> pendingDelays = ConcurrentHashMap.newKeySet();
+  /** Null for plaintext channels. */
+  private final ClientTls tls;
   private volatile boolean closed;
 
-  /** A transport with no channels yet. */
+  /** A plaintext transport with no channels yet. */
   public Transport() {
+    this(null);
+  }
+
+  /**
+   * A transport with no channels yet.
+   *
+   * @param tls the TLS of its channels, or null for plaintext
+   */
+  public Transport(ClientTls tls) {
+    this.tls = tls;
     timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "nyala-client-timer");
       t.setDaemon(true);
@@ -57,11 +69,11 @@ public final class Transport implements AutoCloseable {
     if (closed) {
       throw NyalaException.illegalState("client is closed; cannot call %s", server);
     }
-    return channels.computeIfAbsent(server, hp -> NettyChannelBuilder
-        .forAddress(hp.host(), hp.port())
-        .usePlaintext()
-        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
-        .build());
+    return channels.computeIfAbsent(server, hp -> {
+      NettyChannelBuilder b = NettyChannelBuilder.forAddress(hp.host(), hp.port())
+          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
+      return (tls == null ? b.usePlaintext() : b.sslContext(tls.context())).build();
+    });
   }
 
   /**
@@ -106,6 +118,11 @@ public final class Transport implements AutoCloseable {
 
       @Override
       public void onError(Throwable t) {
+        NyalaException handshake = ClientTls.handshakeFailure(tls, server, t);
+        if (handshake != null) {
+          f.completeExceptionally(handshake);
+          return;
+        }
         f.completeExceptionally(TransportException.isGrpc(t)
             ? TransportException.of(server, t) : NyalaException.from(t));
       }
