@@ -385,7 +385,8 @@ public final class AsyncNyalaClient implements AutoCloseable {
      * refuses. A server whose certificate the CA did not issue, or that does not name the
      * address dialled, fails the call with a RUNTIME_ERROR saying the TLS handshake failed.
      *
-     * @param caFile a PEM file of the cluster's CA certificate, read when the client is built
+     * @param caFile a PEM file of the cluster's CA certificate, read when the client is built;
+     *     null for plaintext (the default)
      * @return this
      */
     public Builder trustedCaFile(Path caFile) {

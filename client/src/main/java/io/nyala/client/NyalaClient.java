@@ -205,7 +205,7 @@ public final class NyalaClient implements AutoCloseable {
      * Connects over TLS trusting the cluster CA in {@code caFile}; see
      * {@link AsyncNyalaClient.Builder#trustedCaFile}.
      *
-     * @param caFile a PEM file of the cluster's CA certificate
+     * @param caFile a PEM file of the cluster's CA certificate; null for plaintext (the default)
      * @return this
      */
     public Builder trustedCaFile(Path caFile) {

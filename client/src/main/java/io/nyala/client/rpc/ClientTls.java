@@ -1,5 +1,6 @@
 package io.nyala.client.rpc;
 
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.nyala.common.HostPort;
@@ -24,6 +25,9 @@ import javax.net.ssl.SSLException;
  * Also turns a failed handshake into an error that says so, rather than a bare "unreachable".
  */
 public final class ClientTls {
+  /** How gRPC describes a connection the server closed before HTTP/2 was set up. */
+  private static final String CLOSED = "Network closed for unknown reason";
+
   private final Path caFile;
   private final SslContext context;
 
@@ -98,6 +102,26 @@ public final class ClientTls {
     return new NyalaException(StatusCode.RUNTIME_ERROR, String.format("TLS handshake with %s "
         + "failed: its certificate is not valid for this cluster or address (%s): %s", server,
         trust, ssl.getMessage()), t);
+  }
+
+  /**
+   * {@code t}, with a hint added when a plaintext client's connection was closed before any
+   * answer: what a server that requires TLS does to it. Still a gRPC failure, so it is retried
+   * as any unreachable server is (a server going down closes connections too).
+   *
+   * @param tls the client's TLS, or null when it runs plaintext
+   * @param t what the call failed with
+   * @return {@code t}, or a gRPC UNAVAILABLE with the hint and {@code t} as its cause
+   */
+  static Throwable hintIfPlaintextRefused(ClientTls tls, Throwable t) {
+    Status s = Status.fromThrowable(t);
+    if (tls != null || s.getCode() != Status.Code.UNAVAILABLE || s.getDescription() == null
+        || !s.getDescription().startsWith(CLOSED)) {
+      return t;
+    }
+    return Status.UNAVAILABLE.withDescription(s.getDescription() + " (a server that requires "
+        + "TLS closes plaintext connections: if the cluster runs --rpc_encryption, build the "
+        + "client with trustedCaFile)").withCause(t).asRuntimeException();
   }
 
   @Override

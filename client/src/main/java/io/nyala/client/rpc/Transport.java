@@ -124,7 +124,8 @@ public final class Transport implements AutoCloseable {
           return;
         }
         f.completeExceptionally(TransportException.isGrpc(t)
-            ? TransportException.of(server, t) : NyalaException.from(t));
+            ? TransportException.of(server, ClientTls.hintIfPlaintextRefused(tls, t))
+            : NyalaException.from(t));
       }
 
       @Override

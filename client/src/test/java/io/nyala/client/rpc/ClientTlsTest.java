@@ -61,6 +61,19 @@ class ClientTlsTest {
   }
 
   @Test
+  void aPlaintextConnectionClosedUnansweredHintsAtTls() {
+    Throwable closed = Status.UNAVAILABLE.withDescription("Network closed for unknown reason")
+        .asRuntimeException();
+    TransportException e = TransportException.of(SERVER,
+        ClientTls.hintIfPlaintextRefused(null, closed));
+    assertThat(e.isRetriable()).isTrue();
+    assertThat(e).hasMessageContaining("127.0.0.7:7050 is unreachable: Network closed")
+        .hasMessageContaining("requires TLS").hasMessageContaining("trustedCaFile");
+    Throwable refused = Status.UNAVAILABLE.withDescription("io exception").asRuntimeException();
+    assertThat(ClientTls.hintIfPlaintextRefused(null, refused)).isSameAs(refused);
+  }
+
+  @Test
   void otherFailuresAreNotHandshakeFailures() {
     assertThat(ClientTls.handshakeFailure(null, SERVER,
         Status.UNAVAILABLE.withDescription("connection refused").asRuntimeException())).isNull();
