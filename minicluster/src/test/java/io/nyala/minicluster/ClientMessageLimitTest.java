@@ -40,6 +40,7 @@ class ClientMessageLimitTest {
           .cause().isInstanceOfSatisfying(TransportException.class, e -> {
             assertThat(e.code()).isEqualTo(StatusCode.INVALID_ARGUMENT);
             assertThat(e.isRetriable()).isFalse();
+            assertThat(e.isUnreachable()).isFalse();
             assertThat(e.getMessage()).contains("--rpc_max_message_size").contains("1024")
                 .contains(String.valueOf(big.getSerializedSize()));
           });

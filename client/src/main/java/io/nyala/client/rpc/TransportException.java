@@ -62,9 +62,25 @@ public final class TransportException extends NyalaException {
     return server;
   }
 
-  /** @return gRPC's status code for the failure */
-  public Status.Code grpcCode() {
+  /**
+   * gRPC's code for the failure, for the transport's own use: applications read {@link #code()},
+   * {@link #isRetriable()} and {@link #isUnreachable()} instead.
+   *
+   * @return gRPC's status code for the failure
+   */
+  Status.Code grpcCode() {
     return grpcCode;
+  }
+
+  /**
+   * Whether the server could not be reached at all (no connection, or it went away), as opposed
+   * to a call that reached it and then failed or ran out of time. The retry loops skip an
+   * unreachable server for another replica or master.
+   *
+   * @return true if the server was unreachable
+   */
+  public boolean isUnreachable() {
+    return grpcCode == Status.Code.UNAVAILABLE;
   }
 
   /**

@@ -33,6 +33,7 @@ class TransportTest {
           .cause().isInstanceOfSatisfying(TransportException.class, e -> {
             assertThat(e.code()).isEqualTo(StatusCode.SERVICE_UNAVAILABLE);
             assertThat(e.isRetriable()).isTrue();
+            assertThat(e.isUnreachable()).isTrue();
             assertThat(e.getMessage()).contains(m1.toString());
           });
     }

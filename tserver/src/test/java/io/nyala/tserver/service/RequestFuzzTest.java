@@ -195,7 +195,7 @@ class RequestFuzzTest {
 
   /** An error is a deliberate answer: a code other than the one for an unexpected exception. */
   private static void checkError(ErrorPB e) {
-    assertThat(StatusCode.fromPb(e.getCode())).as("error code of '%s'", e.getMessage())
+    assertThat(NyalaException.fromPb(e).code()).as("error code of '%s'", e.getMessage())
         .isNotEqualTo(StatusCode.RUNTIME_ERROR);
     assertThat(e.getMessage()).isNotEmpty();
   }

@@ -1,5 +1,6 @@
 package io.nyala.common.partition;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.HashBucketSchemaPB;
 import io.nyala.common.proto.PartitionPB;
@@ -17,8 +18,15 @@ import java.util.List;
  * turn; tablets own contiguous partition key ranges and sort by them. No dimension = one tablet.
  */
 public final class PartitionSchema {
-  /** One hash dimension. */
+  /**
+   * One hash dimension.
+   *
+   * @param columns the primary key columns hashed together, at least one
+   * @param numBuckets how many buckets the hash falls into, at least 2
+   * @param seed the hash's seed
+   */
   public record HashDimension(List<String> columns, int numBuckets, int seed) {
+    /** Copies the columns and checks the counts; INVALID_ARGUMENT naming the bad value. */
     public HashDimension {
       columns = List.copyOf(columns);
       if (columns.isEmpty()) {
@@ -36,6 +44,14 @@ public final class PartitionSchema {
   private final int[][] columnIndexes;
   private final List<List<ColumnSchema>> columnSchemas;
 
+  /**
+   * Partitioning of a table's rows.
+   *
+   * @param dimensions the hash dimensions, in partition key order; none for one tablet
+   * @param schema the table's schema
+   * @throws NyalaException INVALID_ARGUMENT naming a column that is not a primary key column of
+   *     {@code schema} or is hashed twice
+   */
   public PartitionSchema(List<HashDimension> dimensions, Schema schema) {
     this.dimensions = List.copyOf(dimensions);
     this.columnIndexes = new int[dimensions.size()][];
@@ -67,15 +83,30 @@ public final class PartitionSchema {
     }
   }
 
-  /** No partitioning: a single tablet. */
+  /**
+   * No partitioning: a single tablet.
+   *
+   * @param schema the table's schema
+   * @return a partition schema of no dimension
+   */
   public static PartitionSchema unpartitioned(Schema schema) {
     return new PartitionSchema(List.of(), schema);
   }
 
+  /**
+   * The hash dimensions, in partition key order.
+   *
+   * @return an unmodifiable list, empty for a single tablet
+   */
   public List<HashDimension> dimensions() {
     return dimensions;
   }
 
+  /**
+   * The number of tablets: the product of the dimensions' bucket counts.
+   *
+   * @return the count, 1 with no dimension
+   */
   public int numTablets() {
     int n = 1;
     for (HashDimension d : dimensions) {
@@ -84,7 +115,12 @@ public final class PartitionSchema {
     return n;
   }
 
-  /** The partition key of a row given as values in schema order. */
+  /**
+   * The partition key of a row given as values in schema order.
+   *
+   * @param row the row's values; the hashed key columns must be set
+   * @return each dimension's bucket as a big-endian int32, in order
+   */
   public byte[] partitionKey(Object[] row) {
     ByteWriter w = new ByteWriter(4 * dimensions.size());
     for (int d = 0; d < dimensions.size(); d++) {
@@ -93,7 +129,13 @@ public final class PartitionSchema {
     return w.toByteArray();
   }
 
-  /** The bucket of a row in dimension {@code d}. */
+  /**
+   * The bucket of a row in one dimension.
+   *
+   * @param d the dimension's index in {@link #dimensions()}
+   * @param row the row's values in schema order
+   * @return the bucket, 0 to the dimension's bucket count - 1
+   */
   public int bucket(int d, Object[] row) {
     int[] idx = columnIndexes[d];
     Object[] vals = new Object[idx.length];
@@ -120,7 +162,12 @@ public final class PartitionSchema {
     return h;
   }
 
-  /** Every tablet's partition, in partition key order; the first starts and the last ends open. */
+  /**
+   * Every tablet's partition, in partition key order; the first starts and the last ends open.
+   *
+   * @return one {@code PartitionPB} per tablet
+   */
+  @InternalApi
   public List<PartitionPB> createPartitions() {
     List<PartitionPB> out = new ArrayList<>();
     int n = numTablets();
@@ -165,6 +212,12 @@ public final class PartitionSchema {
     return w.toByteArray();
   }
 
+  /**
+   * The wire form.
+   *
+   * @return the partitioning as a {@code PartitionSchemaPB}
+   */
+  @InternalApi
   public PartitionSchemaPB toPb() {
     PartitionSchemaPB.Builder b = PartitionSchemaPB.newBuilder();
     for (HashDimension d : dimensions) {
@@ -174,6 +227,15 @@ public final class PartitionSchema {
     return b.build();
   }
 
+  /**
+   * Reads the wire form.
+   *
+   * @param pb a partitioning on the wire
+   * @param schema the table's schema
+   * @return the partition schema
+   * @throws NyalaException INVALID_ARGUMENT naming a column that does not fit {@code schema}
+   */
+  @InternalApi
   public static PartitionSchema fromPb(PartitionSchemaPB pb, Schema schema) {
     List<HashDimension> dims = new ArrayList<>();
     for (HashBucketSchemaPB h : pb.getHashSchemasList()) {

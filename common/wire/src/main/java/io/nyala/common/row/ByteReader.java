@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
  * The error's code says whose fault the bytes are: CORRUPTION (the default) for what was stored
  * or sent by a peer, INVALID_ARGUMENT for a client's request.
  */
+@InternalApi
 public final class ByteReader {
   private final byte[] buf;
   private int pos;
@@ -18,15 +20,37 @@ public final class ByteReader {
   private final String what;
   private final StatusCode onBad;
 
+  /**
+   * A reader of a whole array whose malformed input is CORRUPTION.
+   *
+   * @param buf the bytes
+   * @param what what the bytes are, named in errors
+   */
   public ByteReader(byte[] buf, String what) {
     this(buf, 0, buf.length, what);
   }
 
+  /**
+   * A reader of part of an array whose malformed input is CORRUPTION.
+   *
+   * @param buf the bytes
+   * @param off where to start
+   * @param len how many bytes to read at most
+   * @param what what the bytes are, named in errors
+   */
   public ByteReader(byte[] buf, int off, int len, String what) {
     this(buf, off, len, what, StatusCode.CORRUPTION);
   }
 
-  /** A reader whose malformed input fails with {@code onBad}. */
+  /**
+   * A reader whose malformed input fails with {@code onBad}.
+   *
+   * @param buf the bytes
+   * @param off where to start
+   * @param len how many bytes to read at most
+   * @param what what the bytes are, named in errors
+   * @param onBad the code of errors for malformed input
+   */
   public ByteReader(byte[] buf, int off, int len, String what, StatusCode onBad) {
     this.buf = buf;
     this.pos = off;
@@ -42,12 +66,22 @@ public final class ByteReader {
     }
   }
 
-  /** An error with this reader's code. */
+  /**
+   * An error with this reader's code.
+   *
+   * @param fmt a {@link String#format} pattern
+   * @param args its arguments
+   * @return the exception, not thrown
+   */
   public NyalaException bad(String fmt, Object... args) {
     return new NyalaException(onBad, String.format(fmt, args));
   }
 
-  /** The bytes left to read. */
+  /**
+   * The bytes left to read.
+   *
+   * @return the count
+   */
   public int remaining() {
     return end - pos;
   }
@@ -55,6 +89,10 @@ public final class ByteReader {
   /**
    * Reads a count of {@code thing}s, each taking at least {@code minBytesEach} bytes, and checks
    * that the bytes left can hold them: the caller may then allocate for the count.
+   *
+   * @param thing what is counted, named in errors
+   * @param minBytesEach the fewest bytes one takes
+   * @return the count
    */
   public int readCount(String thing, int minBytesEach) {
     int at = pos;
@@ -63,7 +101,13 @@ public final class ByteReader {
     return n;
   }
 
-  /** Checks a count given elsewhere (e.g. a protobuf field) against the bytes left. */
+  /**
+   * Checks a count given elsewhere (e.g. a protobuf field) against the bytes left.
+   *
+   * @param thing what is counted, named in errors
+   * @param n the count
+   * @param minBytesEach the fewest bytes one takes
+   */
   public void checkCount(String thing, long n, int minBytesEach) {
     checkCount(thing, n, minBytesEach, pos);
   }
@@ -75,19 +119,23 @@ public final class ByteReader {
     }
   }
 
+  /** @return whether any byte is left to read */
   public boolean hasRemaining() {
     return pos < end;
   }
 
+  /** @return the offset of the next byte to read */
   public int position() {
     return pos;
   }
 
+  /** @return the next byte, unsigned */
   public int readByte() {
     need(1);
     return buf[pos++] & 0xff;
   }
 
+  /** @return the next big-endian int16 */
   public short readShort() {
     need(2);
     int v = ((buf[pos] & 0xff) << 8) | (buf[pos + 1] & 0xff);
@@ -95,6 +143,7 @@ public final class ByteReader {
     return (short) v;
   }
 
+  /** @return the next big-endian int32 */
   public int readInt() {
     need(4);
     int v = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16)
@@ -103,6 +152,7 @@ public final class ByteReader {
     return v;
   }
 
+  /** @return the next big-endian int64 */
   public long readLong() {
     need(8);
     long v = 0;
@@ -113,6 +163,12 @@ public final class ByteReader {
     return v;
   }
 
+  /**
+   * Reads raw bytes.
+   *
+   * @param n how many
+   * @return a copy of the next {@code n} bytes
+   */
   public byte[] readBytes(int n) {
     need(n);
     byte[] out = new byte[n];
@@ -121,10 +177,12 @@ public final class ByteReader {
     return out;
   }
 
+  /** @return the next int32-length-prefixed bytes */
   public byte[] readLengthPrefixed() {
     return readBytes(readInt());
   }
 
+  /** @return the next int32-length-prefixed UTF-8 string */
   public String readString() {
     int n = readInt();
     need(n);

@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnPredicatePB;
 import io.nyala.common.proto.PredicateOpPB;
@@ -10,14 +11,49 @@ import io.nyala.common.schema.Type;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A filter on one column: a comparison with a literal, membership in a list, or (not) null. */
+/**
+ * A filter on one column: a comparison with a literal, membership in a list, or (not) null.
+ * Build one with the factories ({@link #comparison}, {@link #inList}, {@link #isNull},
+ * {@link #isNotNull}, or Kudu's names such as {@link #newComparisonPredicate}); a scan binds it
+ * to the table's schema, which checks the column and converts the literals.
+ *
+ * @param column the column's name
+ * @param op the operator
+ * @param value the literal of a comparison, else null
+ * @param inValues the literals of IN_LIST, else empty
+ */
 public record ColumnPredicate(String column, Op op, Object value, List<Object> inValues) {
 
   /** Predicate operators. */
   public enum Op {
-    EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, IN_LIST, IS_NULL, IS_NOT_NULL
+    /** The value equals the literal. */
+    EQUAL,
+    /** The value sorts before the literal. */
+    LESS,
+    /** The value sorts before or equals the literal. */
+    LESS_EQUAL,
+    /** The value sorts after the literal. */
+    GREATER,
+    /** The value sorts after or equals the literal. */
+    GREATER_EQUAL,
+    /** The value equals one of the literals. */
+    IN_LIST,
+    /** The value is null. */
+    IS_NULL,
+    /** The value is not null. */
+    IS_NOT_NULL
   }
 
+  /**
+   * A comparison of a column with a literal; null never passes.
+   *
+   * @param column the column's name
+   * @param op EQUAL, LESS, LESS_EQUAL, GREATER or GREATER_EQUAL
+   * @param value the literal, of the column's type (integers are narrowed when bound)
+   * @return the predicate
+   * @throws NyalaException INVALID_ARGUMENT if {@code op} is not a comparison or the value is
+   *     null
+   */
   public static ColumnPredicate comparison(String column, Op op, Object value) {
     if (op == Op.IN_LIST || op == Op.IS_NULL || op == Op.IS_NOT_NULL) {
       throw NyalaException.invalidArgument("%s is not a comparison operator", op);
@@ -29,6 +65,14 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
     return new ColumnPredicate(column, op, value, List.of());
   }
 
+  /**
+   * Membership of a column's value in a list of literals; null never passes.
+   *
+   * @param column the column's name
+   * @param values the literals, none null
+   * @return the predicate
+   * @throws NyalaException INVALID_ARGUMENT naming the column if a literal is null
+   */
   public static ColumnPredicate inList(String column, List<?> values) {
     for (Object v : values) {
       if (v == null) {
@@ -38,15 +82,81 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
     return new ColumnPredicate(column, Op.IN_LIST, null, List.copyOf(values));
   }
 
+  /**
+   * Passes rows whose column is null.
+   *
+   * @param column the column's name
+   * @return the predicate
+   */
   public static ColumnPredicate isNull(String column) {
     return new ColumnPredicate(column, Op.IS_NULL, null, List.of());
   }
 
+  /**
+   * Passes rows whose column is not null.
+   *
+   * @param column the column's name
+   * @return the predicate
+   */
   public static ColumnPredicate isNotNull(String column) {
     return new ColumnPredicate(column, Op.IS_NOT_NULL, null, List.of());
   }
 
-  /** Checks column and literal types against {@code schema} and coerces the literals. */
+  /**
+   * Kudu's name for {@link #comparison}: a comparison of a column with a literal.
+   *
+   * @param column the column, e.g. from {@code table.getSchema().column("ts")}
+   * @param op EQUAL, LESS, LESS_EQUAL, GREATER or GREATER_EQUAL
+   * @param value the literal, of the column's type
+   * @return the predicate
+   * @throws NyalaException INVALID_ARGUMENT if {@code op} is not a comparison or the value is
+   *     null
+   */
+  public static ColumnPredicate newComparisonPredicate(
+      ColumnSchema column, Op op, Object value) {
+    return comparison(column.name(), op, value);
+  }
+
+  /**
+   * Kudu's name for {@link #inList}: membership of a column's value in a list of literals.
+   *
+   * @param column the column
+   * @param values the literals, none null
+   * @return the predicate
+   * @throws NyalaException INVALID_ARGUMENT naming the column if a literal is null
+   */
+  public static ColumnPredicate newInListPredicate(ColumnSchema column, List<?> values) {
+    return inList(column.name(), values);
+  }
+
+  /**
+   * Kudu's name for {@link #isNull}: passes rows whose column is null.
+   *
+   * @param column the column
+   * @return the predicate
+   */
+  public static ColumnPredicate newIsNullPredicate(ColumnSchema column) {
+    return isNull(column.name());
+  }
+
+  /**
+   * Kudu's name for {@link #isNotNull}: passes rows whose column is not null.
+   *
+   * @param column the column
+   * @return the predicate
+   */
+  public static ColumnPredicate newIsNotNullPredicate(ColumnSchema column) {
+    return isNotNull(column.name());
+  }
+
+  /**
+   * Checks column and literal types against {@code schema} and coerces the literals.
+   *
+   * @param schema the schema of the rows the predicate will test
+   * @return the bound predicate
+   * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it is absent or a
+   *     literal does not fit its type
+   */
   public ColumnPredicate bind(Schema schema) {
     ColumnSchema c = schema.column(column);
     Type t = c.type();
@@ -63,7 +173,13 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
     };
   }
 
-  /** Whether a value of the column (null = SQL NULL) passes. Call on a bound predicate. */
+  /**
+   * Whether a value of the column passes. Call on a bound predicate.
+   *
+   * @param t the column's type
+   * @param v the value, or null for SQL NULL
+   * @return true if it passes
+   */
   public boolean test(Type t, Object v) {
     if (op == Op.IS_NULL) {
       return v == null;
@@ -93,6 +209,13 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
     };
   }
 
+  /**
+   * The wire form, with the literals converted to the column's type.
+   *
+   * @param schema the table's schema
+   * @return the predicate as a {@code ColumnPredicatePB}
+   */
+  @InternalApi
   public ColumnPredicatePB toPb(Schema schema) {
     Type t = schema.column(column).type();
     ColumnPredicatePB.Builder b = ColumnPredicatePB.newBuilder()
@@ -106,7 +229,14 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
     return b.build();
   }
 
-  /** Decodes and binds a wire predicate; errors name the column. */
+  /**
+   * Decodes and binds a wire predicate; errors name the column.
+   *
+   * @param schema the table's schema
+   * @param pb a predicate on the wire
+   * @return the bound predicate
+   */
+  @InternalApi
   public static ColumnPredicate fromPb(Schema schema, ColumnPredicatePB pb) {
     String col = pb.getColumn();
     Type t = schema.column(col).type();

@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Type;
@@ -13,6 +14,7 @@ import java.util.List;
  * flipped; strings and binaries are raw when last, otherwise 0x00 is escaped as 0x00 0x01 and the
  * value ends with 0x00 0x00.
  */
+@InternalApi
 public final class KeyEncoder {
   private KeyEncoder() {}
 

@@ -1,9 +1,12 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
+
 /**
  * Hides user data (row keys and values) in log lines unless the server runs with
  * {@code --redact=none}. Errors returned to the client that sent the data may show it.
  */
+@InternalApi
 public final class Redactor {
   private static volatile boolean redact = true;
 
@@ -14,6 +17,11 @@ public final class Redactor {
     redact = !"none".equalsIgnoreCase(mode);
   }
 
+  /**
+   * Whether user data is hidden in log lines.
+   *
+   * @return false only with {@code --redact=none}
+   */
   public static boolean enabled() {
     return redact;
   }

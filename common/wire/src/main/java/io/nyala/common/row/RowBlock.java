@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.proto.RowBlockPB;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
@@ -9,16 +10,26 @@ import java.util.List;
  * Result rows in a projection: per row a null bitmap then each non-null value in projection
  * order. Rows are plain {@code Object[]} of the projection's width.
  */
+@InternalApi
 public final class RowBlock {
   private final Schema projection;
   private final ByteWriter w = new ByteWriter(4096);
   private int count;
 
+  /**
+   * An empty block.
+   *
+   * @param projection the rows' shape
+   */
   public RowBlock(Schema projection) {
     this.projection = projection;
   }
 
-  /** Appends a row given as values in projection order. */
+  /**
+   * Appends a row given as values in projection order.
+   *
+   * @param values the values, null for SQL NULL
+   */
   public void add(Object[] values) {
     int n = projection.columnCount();
     int bitmapBytes = (n + 7) / 8;
@@ -42,14 +53,21 @@ public final class RowBlock {
     count++;
   }
 
+  /** @return the rows added */
   public int count() {
     return count;
   }
 
+  /** @return the encoded size of the rows added */
   public int sizeBytes() {
     return w.size();
   }
 
+  /**
+   * The wire form; shares this block's buffer, so add no rows after.
+   *
+   * @return the rows as a {@code RowBlockPB}
+   */
   public RowBlockPB toPb() {
     return RowBlockPB.newBuilder()
         .setRows(com.google.protobuf.UnsafeByteOperations.unsafeWrap(w.array(), 0, w.size()))
@@ -61,6 +79,10 @@ public final class RowBlock {
    * Decodes a block into rows of the projection's width. A block that does not hold what it
    * declares is CORRUPTION (it came from a server, not from this caller); the row count is
    * checked against the bytes present before anything is allocated for it.
+   *
+   * @param projection the rows' shape
+   * @param pb the block
+   * @return the rows, each of the projection's width
    */
   public static List<Object[]> decode(Schema projection, RowBlockPB pb) {
     byte[] bytes = pb.getRows().toByteArray();

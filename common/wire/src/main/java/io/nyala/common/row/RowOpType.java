@@ -7,9 +7,13 @@ import io.nyala.common.NyalaException;
  * no-op.
  */
 public enum RowOpType {
+  /** Adds a row; ALREADY_PRESENT if its key exists. */
   INSERT(1),
+  /** Adds a row, or replaces the set columns of the row of its key. */
   UPSERT(2),
+  /** Changes the set columns of the row of its key; NOT_FOUND if none. */
   UPDATE(3),
+  /** Removes the row of its key; NOT_FOUND if none. */
   DELETE(4),
   /** INSERT that ignores an already-present key. */
   INSERT_IGNORE(5),
@@ -24,10 +28,22 @@ public enum RowOpType {
     this.code = code;
   }
 
+  /**
+   * The type's number in an encoded operation batch.
+   *
+   * @return the code, 1 to 7
+   */
   public int code() {
     return code;
   }
 
+  /**
+   * The type of an encoded operation.
+   *
+   * @param code a number read from an operation batch
+   * @return the type
+   * @throws NyalaException CORRUPTION naming the code if no type has it
+   */
   public static RowOpType fromCode(int code) {
     for (RowOpType t : values()) {
       if (t.code == code) {
@@ -37,7 +53,11 @@ public enum RowOpType {
     throw NyalaException.corruption("unknown row operation type %d", code);
   }
 
-  /** Whether the op only needs the key columns. */
+  /**
+   * Whether the op only needs the key columns.
+   *
+   * @return true for DELETE and DELETE_IGNORE
+   */
   public boolean isDelete() {
     return this == DELETE || this == DELETE_IGNORE;
   }

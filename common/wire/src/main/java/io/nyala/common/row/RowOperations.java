@@ -1,5 +1,6 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.StatusCode;
 import io.nyala.common.proto.RowOperationsPB;
 import io.nyala.common.schema.PartialRow;
@@ -13,6 +14,7 @@ import java.util.List;
  * byte), a bitmap of the columns set, a bitmap of those set to null, then the value of each
  * set, non-null column in schema order.
  */
+@InternalApi
 public final class RowOperations {
   private RowOperations() {}
 

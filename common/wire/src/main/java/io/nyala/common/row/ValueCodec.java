@@ -1,14 +1,23 @@
 package io.nyala.common.row;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.schema.Type;
 
 /**
  * Encodes single column values for the row formats and the tserver's column pages (not
  * order-preserving; see KeyEncoder). Changing it changes those on-disk formats too.
  */
+@InternalApi
 public final class ValueCodec {
   private ValueCodec() {}
 
+  /**
+   * Appends a value.
+   *
+   * @param w where to write
+   * @param t the value's type
+   * @param v a non-null value of {@code t}
+   */
   public static void write(ByteWriter w, Type t, Object v) {
     switch (t) {
       case INT8 -> w.writeByte((Byte) v);
@@ -24,7 +33,13 @@ public final class ValueCodec {
     }
   }
 
-  /** The bytes {@link #write} takes for {@code v} (a string's UTF-8 length, counted). */
+  /**
+   * The bytes {@link #write} takes for {@code v} (a string's UTF-8 length, counted).
+   *
+   * @param t the value's type
+   * @param v a non-null value of {@code t}
+   * @return the size in bytes
+   */
   public static int encodedSize(Type t, Object v) {
     return switch (t) {
       case STRING -> 4 + utf8Length((String) v);
@@ -52,6 +67,13 @@ public final class ValueCodec {
     return n;
   }
 
+  /**
+   * Reads a value {@link #write} wrote.
+   *
+   * @param r where to read
+   * @param t the value's type
+   * @return the value
+   */
   public static Object read(ByteReader r, Type t) {
     return switch (t) {
       case INT8 -> (byte) r.readByte();

@@ -1,15 +1,27 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnSchemaPB;
 
 /**
  * One column of a table: name, type, whether it is part of the primary key, nullability, an
  * optional default and a stable id (assigned by the master; 0 until then).
+ *
+ * @param name the column's name, unique in its schema
+ * @param type the type of its values
+ * @param key whether it is part of the primary key
+ * @param nullable whether it may hold null (never for a key column)
+ * @param defaultValue the value of rows that do not set it, or null for none
+ * @param id the master's id of the column, or 0 before the master assigned one
  */
 public record ColumnSchema(
     String name, Type type, boolean key, boolean nullable, Object defaultValue, int id) {
 
+  /**
+   * Checks the column and converts the default to the column's type; INVALID_ARGUMENT naming
+   * the column when something does not fit.
+   */
   public ColumnSchema {
     if (name == null || name.isEmpty()) {
       throw NyalaException.invalidArgument("column name must not be empty");
@@ -29,19 +41,43 @@ public record ColumnSchema(
     }
   }
 
-  /** Starts a column; it is non-key and nullable unless told otherwise. */
+  /**
+   * Starts a column; it is non-key and nullable unless told otherwise.
+   *
+   * @param name the column's name
+   * @param type the type of its values
+   * @return a builder
+   */
   public static Builder builder(String name, Type type) {
     return new Builder(name, type);
   }
 
+  /**
+   * This column with another id.
+   *
+   * @param newId the id
+   * @return a copy with {@code newId}
+   */
   public ColumnSchema withId(int newId) {
     return new ColumnSchema(name, type, key, nullable, defaultValue, newId);
   }
 
+  /**
+   * This column under another name (a rename keeps the id).
+   *
+   * @param newName the name
+   * @return a copy named {@code newName}
+   */
   public ColumnSchema withName(String newName) {
     return new ColumnSchema(newName, type, key, nullable, defaultValue, id);
   }
 
+  /**
+   * The wire form.
+   *
+   * @return the column as a {@code ColumnSchemaPB}
+   */
+  @InternalApi
   public ColumnSchemaPB toPb() {
     ColumnSchemaPB.Builder b = ColumnSchemaPB.newBuilder()
         .setName(name).setType(type.toPb()).setIsKey(key).setIsNullable(nullable).setId(id);
@@ -51,6 +87,13 @@ public record ColumnSchema(
     return b.build();
   }
 
+  /**
+   * Reads the wire form; INVALID_ARGUMENT naming the column when it is not a valid column.
+   *
+   * @param pb a column on the wire
+   * @return the column
+   */
+  @InternalApi
   public static ColumnSchema fromPb(ColumnSchemaPB pb) {
     Type t = Type.fromPb(pb.getType());
     Object def = pb.hasDefaultValue() ? t.fromValuePb(pb.getName(), pb.getDefaultValue()) : null;
@@ -71,24 +114,45 @@ public record ColumnSchema(
       this.type = type;
     }
 
-    /** Makes this a primary key column (and so non-nullable). */
+    /**
+     * Makes this a primary key column (and so non-nullable).
+     *
+     * @param isKey whether the column is part of the primary key
+     * @return this builder
+     */
     public Builder key(boolean isKey) {
       this.key = isKey;
       return this;
     }
 
+    /**
+     * Whether the column may hold null; a key column may not.
+     *
+     * @param isNullable true to allow null
+     * @return this builder
+     */
     public Builder nullable(boolean isNullable) {
       this.nullable = isNullable;
       this.nullableSet = true;
       return this;
     }
 
-    /** The value for rows that do not set this column. */
+    /**
+     * The value for rows that do not set this column.
+     *
+     * @param value a value of the column's type (integers are narrowed), or null for none
+     * @return this builder
+     */
     public Builder defaultValue(Object value) {
       this.defaultValue = value;
       return this;
     }
 
+    /**
+     * The column; INVALID_ARGUMENT naming it when the settings do not fit together.
+     *
+     * @return the column, with id 0
+     */
     public ColumnSchema build() {
       boolean n = key && !nullableSet ? false : nullable;
       return new ColumnSchema(name, type, key, n, defaultValue, 0);

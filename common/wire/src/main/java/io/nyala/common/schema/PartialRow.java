@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -19,7 +20,15 @@ public final class PartialRow {
     this.set = new BitSet(schema.columnCount());
   }
 
-  /** A row over decoded values; {@code setBits} says which columns are present. */
+  /**
+   * A row over decoded values, unchecked: for the row codecs.
+   *
+   * @param schema the row's schema
+   * @param values the values in schema order, copied
+   * @param setBits which columns are present
+   * @return the row
+   */
+  @InternalApi
   public static PartialRow of(Schema schema, Object[] values, BitSet setBits) {
     PartialRow r = new PartialRow(schema);
     System.arraycopy(values, 0, r.values, 0, values.length);
@@ -27,22 +36,63 @@ public final class PartialRow {
     return r;
   }
 
+  /**
+   * The schema the row is built for.
+   *
+   * @return the schema
+   */
   public Schema schema() {
     return schema;
   }
 
+  /**
+   * Sets an INT8 column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addByte(String column, byte v) {
     return put(column, Type.INT8, v);
   }
 
+  /**
+   * Sets an INT16 column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addShort(String column, short v) {
     return put(column, Type.INT16, v);
   }
 
+  /**
+   * Sets an INT32 column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addInt(String column, int v) {
     return put(column, Type.INT32, v);
   }
 
+  /**
+   * Sets an INT64 or UNIXTIME_MICROS column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addLong(String column, long v) {
     int i = schema.columnIndex(column);
     Type t = schema.column(i).type();
@@ -52,23 +102,67 @@ public final class PartialRow {
     return put(column, Type.INT64, v);
   }
 
-  /** Sets a UNIXTIME_MICROS column. */
+  /**
+   * Sets a UNIXTIME_MICROS column.
+   *
+   * @param column the column's name
+   * @param micros microseconds since the Unix epoch
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addTimestampMicros(String column, long micros) {
     return put(column, Type.UNIXTIME_MICROS, micros);
   }
 
+  /**
+   * Sets a BOOL column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addBoolean(String column, boolean v) {
     return put(column, Type.BOOL, v);
   }
 
+  /**
+   * Sets a FLOAT column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addFloat(String column, float v) {
     return put(column, Type.FLOAT, v);
   }
 
+  /**
+   * Sets a DOUBLE column.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addDouble(String column, double v) {
     return put(column, Type.DOUBLE, v);
   }
 
+  /**
+   * Sets a STRING column. A null value sets the column to null.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addString(String column, String v) {
     if (v == null) {
       return setNull(column);
@@ -76,6 +170,15 @@ public final class PartialRow {
     return put(column, Type.STRING, v);
   }
 
+  /**
+   * Sets a BINARY column. The bytes are copied; a null value sets the column to null.
+   *
+   * @param column the column's name
+   * @param v the value
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or of another type
+   */
   public PartialRow addBinary(String column, byte[] v) {
     if (v == null) {
       return setNull(column);
@@ -83,7 +186,15 @@ public final class PartialRow {
     return put(column, Type.BINARY, v.clone());
   }
 
-  /** Sets any column from a Java value of its type (integers are range-checked and narrowed). */
+  /**
+   * Sets any column from a Java value of its type (integers are range-checked and narrowed).
+   *
+   * @param column the column's name
+   * @param v the value, or null to set the column to null
+   * @return this row
+   * @throws io.nyala.common.NyalaException NOT_FOUND or INVALID_ARGUMENT naming the column if it
+   *     is absent or the value does not fit
+   */
   public PartialRow addObject(String column, Object v) {
     int i = schema.columnIndex(column);
     if (v == null) {
@@ -92,6 +203,14 @@ public final class PartialRow {
     return set(i, schema.column(i).type().coerce(column, v));
   }
 
+  /**
+   * Sets a nullable column to null.
+   *
+   * @param column the column's name
+   * @return this row
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column if it is a key
+   *     column or not nullable
+   */
   public PartialRow setNull(String column) {
     int i = schema.columnIndex(column);
     ColumnSchema c = schema.column(i);
@@ -121,37 +240,80 @@ public final class PartialRow {
     return this;
   }
 
+  /**
+   * Whether the column at a position was set (to a value or to null).
+   *
+   * @param index the column's position in the schema
+   * @return true if set
+   */
   public boolean isSet(int index) {
     return set.get(index);
   }
 
+  /**
+   * Whether a column was set (to a value or to null).
+   *
+   * @param column the column's name
+   * @return true if set
+   */
   public boolean isSet(String column) {
     return set.get(schema.columnIndex(column));
   }
 
+  /**
+   * Whether the column at a position was set to null.
+   *
+   * @param index the column's position in the schema
+   * @return true if set and null
+   */
   public boolean isNull(int index) {
     return set.get(index) && values[index] == null;
   }
 
-  /** The value at a position (null if unset or null). */
+  /**
+   * The value at a position.
+   *
+   * @param index the column's position in the schema
+   * @return the value, or null if unset or null
+   */
   public Object get(int index) {
     return values[index];
   }
 
+  /**
+   * The value of a column.
+   *
+   * @param column the column's name
+   * @return the value, or null if unset or null
+   */
   public Object get(String column) {
     return values[schema.columnIndex(column)];
   }
 
-  /** The values array, shared: callers must not modify it. */
+  /**
+   * The values array, shared: callers must not modify it. For the row codecs.
+   *
+   * @return the values in schema order, null where unset or null
+   */
+  @InternalApi
   public Object[] valuesUnsafe() {
     return values;
   }
 
+  /**
+   * Which columns were set.
+   *
+   * @return a copy: bit {@code i} for the column at position {@code i}
+   */
   public BitSet setBits() {
     return (BitSet) set.clone();
   }
 
-  /** Fails naming the first key column that is not set. */
+  /**
+   * Checks that every key column is set to a value.
+   *
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the first key column unset
+   */
   public void checkKeySet() {
     for (int i = 0; i < schema.keyColumnCount(); i++) {
       if (!set.get(i) || values[i] == null) {

@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnSchemaPB;
 import io.nyala.common.proto.SchemaPB;
@@ -19,10 +20,24 @@ public final class Schema {
   private final Map<String, Integer> indexByName;
   private final int version;
 
+  /**
+   * A schema at version 0; it may lack a primary key (e.g. a projection). Tables use
+   * {@link #forTable}.
+   *
+   * @param columns the key columns first, then the others; names unique
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column that breaks a rule
+   */
   public Schema(List<ColumnSchema> columns) {
     this(columns, 0);
   }
 
+  /**
+   * A schema at a given version.
+   *
+   * @param columns the key columns first, then the others; names unique
+   * @param version the table's schema version (the master raises it on each change)
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column that breaks a rule
+   */
   public Schema(List<ColumnSchema> columns, int version) {
     if (columns == null || columns.isEmpty()) {
       throw NyalaException.invalidArgument("schema has no columns");
@@ -51,7 +66,13 @@ public final class Schema {
     this.indexByName = Collections.unmodifiableMap(idx);
   }
 
-  /** A schema that must have a primary key, as a table's must. */
+  /**
+   * A schema that must have a primary key, as a table's must.
+   *
+   * @param columns the key columns first, then the others
+   * @return the schema, at version 0
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT if no column is a key column
+   */
   public static Schema forTable(List<ColumnSchema> columns) {
     Schema s = new Schema(columns);
     if (s.numKeyColumns == 0) {
@@ -60,35 +81,80 @@ public final class Schema {
     return s;
   }
 
+  /**
+   * All columns, key columns first.
+   *
+   * @return an unmodifiable list
+   */
   public List<ColumnSchema> columns() {
     return columns;
   }
 
+  /**
+   * The number of columns.
+   *
+   * @return the count
+   */
   public int columnCount() {
     return columns.size();
   }
 
+  /**
+   * The number of primary key columns; they are the first ones.
+   *
+   * @return the count
+   */
   public int keyColumnCount() {
     return numKeyColumns;
   }
 
+  /**
+   * The primary key columns, in key order.
+   *
+   * @return an unmodifiable list
+   */
   public List<ColumnSchema> keyColumns() {
     return columns.subList(0, numKeyColumns);
   }
 
+  /**
+   * The schema's version: 0 for a new table, raised by each schema change.
+   *
+   * @return the version
+   */
   public int version() {
     return version;
   }
 
+  /**
+   * The column at a position.
+   *
+   * @param index 0 to {@link #columnCount()} - 1
+   * @return the column
+   * @throws IndexOutOfBoundsException for any other index
+   */
   public ColumnSchema column(int index) {
     return columns.get(index);
   }
 
+  /**
+   * The column of a name.
+   *
+   * @param name the column's name
+   * @return the column
+   * @throws io.nyala.common.NyalaException NOT_FOUND naming the column if absent
+   */
   public ColumnSchema column(String name) {
     return columns.get(columnIndex(name));
   }
 
-  /** The position of a column; NOT_FOUND naming the column if absent. */
+  /**
+   * The position of a column.
+   *
+   * @param name the column's name
+   * @return its index
+   * @throws io.nyala.common.NyalaException NOT_FOUND naming the column if absent
+   */
   public int columnIndex(String name) {
     Integer i = indexByName.get(name);
     if (i == null) {
@@ -97,11 +163,24 @@ public final class Schema {
     return i;
   }
 
+  /**
+   * Whether the schema has a column of a name.
+   *
+   * @param name the column's name
+   * @return true if present
+   */
   public boolean hasColumn(String name) {
     return indexByName.containsKey(name);
   }
 
-  /** The sub-schema of the named columns, in the given order; empty = all. */
+  /**
+   * The sub-schema of the named columns, in the given order: the shape of a scan's rows. Its
+   * columns are not key columns, and former key columns become nullable.
+   *
+   * @param names the columns; null or empty for all
+   * @return the projection (this schema for all columns)
+   * @throws io.nyala.common.NyalaException NOT_FOUND naming a column that is absent
+   */
   public Schema project(List<String> names) {
     if (names == null || names.isEmpty()) {
       return this;
@@ -116,10 +195,22 @@ public final class Schema {
     return new Schema(out, version);
   }
 
+  /**
+   * These columns at another version.
+   *
+   * @param newVersion the version
+   * @return a copy at {@code newVersion}
+   */
   public Schema withVersion(int newVersion) {
     return new Schema(columns, newVersion);
   }
 
+  /**
+   * The wire form.
+   *
+   * @return the schema as a {@code SchemaPB}
+   */
+  @InternalApi
   public SchemaPB toPb() {
     SchemaPB.Builder b = SchemaPB.newBuilder().setVersion(version);
     for (ColumnSchema c : columns) {
@@ -128,6 +219,13 @@ public final class Schema {
     return b.build();
   }
 
+  /**
+   * Reads the wire form; INVALID_ARGUMENT naming the column when it is not a valid schema.
+   *
+   * @param pb a schema on the wire
+   * @return the schema
+   */
+  @InternalApi
   public static Schema fromPb(SchemaPB pb) {
     List<ColumnSchema> cols = new ArrayList<>(pb.getColumnsCount());
     for (ColumnSchemaPB c : pb.getColumnsList()) {
@@ -136,7 +234,11 @@ public final class Schema {
     return new Schema(cols, pb.getVersion());
   }
 
-  /** A fresh row to fill for an operation on this schema. */
+  /**
+   * A fresh row to fill for an operation on this schema.
+   *
+   * @return a row with no column set
+   */
   public PartialRow newPartialRow() {
     return new PartialRow(this);
   }

@@ -1,5 +1,6 @@
 package io.nyala.common.schema;
 
+import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.DataTypePB;
 import io.nyala.common.proto.ValuePB;
@@ -7,14 +8,23 @@ import java.util.Arrays;
 
 /** Column data types and how their Java values are checked, compared and put on the wire. */
 public enum Type {
+  /** A signed 8-bit integer, as a {@link Byte}. */
   INT8(DataTypePB.INT8, Byte.class, 1),
+  /** A signed 16-bit integer, as a {@link Short}. */
   INT16(DataTypePB.INT16, Short.class, 2),
+  /** A signed 32-bit integer, as an {@link Integer}. */
   INT32(DataTypePB.INT32, Integer.class, 4),
+  /** A signed 64-bit integer, as a {@link Long}. */
   INT64(DataTypePB.INT64, Long.class, 8),
+  /** A boolean, as a {@link Boolean}; cannot be a key column. */
   BOOL(DataTypePB.BOOL, Boolean.class, 1),
+  /** A 32-bit IEEE 754 float, as a {@link Float}; cannot be a key column. */
   FLOAT(DataTypePB.FLOAT, Float.class, 4),
+  /** A 64-bit IEEE 754 double, as a {@link Double}; cannot be a key column. */
   DOUBLE(DataTypePB.DOUBLE, Double.class, 8),
+  /** UTF-8 text, as a {@link String}. */
   STRING(DataTypePB.STRING, String.class, -1),
+  /** Bytes, as a {@code byte[]}; compared unsigned lexicographically. */
   BINARY(DataTypePB.BINARY, byte[].class, -1),
   /** Microseconds since the Unix epoch, as a long. */
   UNIXTIME_MICROS(DataTypePB.UNIXTIME_MICROS, Long.class, 8);
@@ -29,26 +39,40 @@ public enum Type {
     this.fixedSize = fixedSize;
   }
 
-  public DataTypePB toPb() {
+  /** The wire form. */
+  DataTypePB toPb() {
     return pb;
   }
 
-  /** The Java class of this type's values. */
+  /**
+   * The Java class of this type's values.
+   *
+   * @return e.g. {@code Integer.class} for INT32
+   */
   public Class<?> javaClass() {
     return javaClass;
   }
 
-  /** Encoded width in bytes, or -1 for variable-length types. */
+  /**
+   * Encoded width in bytes.
+   *
+   * @return the width, or -1 for variable-length types
+   */
   public int fixedSize() {
     return fixedSize;
   }
 
-  /** Whether a column of this type may be part of the primary key. */
+  /**
+   * Whether a column of this type may be part of the primary key.
+   *
+   * @return false for BOOL, FLOAT and DOUBLE
+   */
   public boolean canBeKey() {
     return this != BOOL && this != FLOAT && this != DOUBLE;
   }
 
-  public static Type fromPb(DataTypePB pb) {
+  /** The type of a wire value; INVALID_ARGUMENT for an unknown one. */
+  static Type fromPb(DataTypePB pb) {
     for (Type t : values()) {
       if (t.pb == pb) {
         return t;
@@ -57,12 +81,23 @@ public enum Type {
     throw NyalaException.invalidArgument("unknown data type %s", pb);
   }
 
-  /** Whether {@code v} (non-null) is a value of this type. */
+  /**
+   * Whether {@code v} is a value of this type as it is, without conversion.
+   *
+   * @param v a non-null value
+   * @return true if {@code v} is an instance of {@link #javaClass()}
+   */
   public boolean accepts(Object v) {
     return javaClass.isInstance(v);
   }
 
-  /** Compares two non-null values of this type. Binary compares unsigned lexicographically. */
+  /**
+   * Compares two non-null values of this type. Binary compares unsigned lexicographically.
+   *
+   * @param a a value of this type
+   * @param b a value of this type
+   * @return negative, zero or positive as {@code a} sorts before, with or after {@code b}
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public int compare(Object a, Object b) {
     if (this == BINARY) {
@@ -71,7 +106,13 @@ public enum Type {
     return ((Comparable) a).compareTo(b);
   }
 
-  /** Whether two non-null values of this type are equal. */
+  /**
+   * Whether two non-null values of this type are equal (binary by content).
+   *
+   * @param a a value of this type
+   * @param b a value of this type
+   * @return true if equal
+   */
   public boolean valueEquals(Object a, Object b) {
     if (this == BINARY) {
       return Arrays.equals((byte[]) a, (byte[]) b);
@@ -79,7 +120,14 @@ public enum Type {
     return a.equals(b);
   }
 
-  /** Converts a literal to this type, widening or narrowing integers with a range check. */
+  /**
+   * Converts a literal to this type, widening or narrowing integers with a range check.
+   *
+   * @param column the column the value is for, named in the error
+   * @param v a non-null value
+   * @return the value as an instance of {@link #javaClass()}
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT if {@code v} does not fit
+   */
   public Object coerce(String column, Object v) {
     if (accepts(v)) {
       return v;
@@ -116,6 +164,11 @@ public enum Type {
         "column '%s' is of type %s, not %s", column, this, describe(v));
   }
 
+  /**
+   * Whether values of this type are integers (UNIXTIME_MICROS counts).
+   *
+   * @return true for INT8 to INT64 and UNIXTIME_MICROS
+   */
   public boolean isInteger() {
     return this == INT8 || this == INT16 || this == INT32 || this == INT64
         || this == UNIXTIME_MICROS;
@@ -136,7 +189,13 @@ public enum Type {
     return v.getClass().getSimpleName();
   }
 
-  /** A value as a {@link ValuePB}. */
+  /**
+   * A value as a {@link ValuePB}.
+   *
+   * @param v a non-null value of this type
+   * @return its wire form
+   */
+  @InternalApi
   public ValuePB toValuePb(Object v) {
     ValuePB.Builder b = ValuePB.newBuilder();
     switch (this) {
@@ -151,7 +210,14 @@ public enum Type {
     return b.build();
   }
 
-  /** A {@link ValuePB} as a value of this type; names {@code column} when it does not fit. */
+  /**
+   * A {@link ValuePB} as a value of this type; names {@code column} when it does not fit.
+   *
+   * @param column the column the value is for
+   * @param pb the wire value
+   * @return the value as an instance of {@link #javaClass()}
+   */
+  @InternalApi
   public Object fromValuePb(String column, ValuePB pb) {
     Object raw = switch (pb.getValueCase()) {
       case BOOL_VALUE -> pb.getBoolValue();
