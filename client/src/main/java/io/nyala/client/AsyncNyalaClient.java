@@ -5,12 +5,10 @@ import io.nyala.client.locations.TableLocations;
 import io.nyala.client.locations.TabletCaller;
 import io.nyala.client.master.MasterProxy;
 import io.nyala.client.rpc.Backoff;
-import io.nyala.client.rpc.ClientTls;
 import io.nyala.client.rpc.Transport;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Schema;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,8 +49,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.operationTimeoutMs = b.operationTimeoutMs;
     this.adminOperationTimeoutMs = b.adminOperationTimeoutMs;
     this.maxWriteRequestBytes = b.maxWriteRequestBytes;
-    this.transport = new Transport(b.trustedCaFile == null ? null
-        : ClientTls.trusting(b.trustedCaFile));
+    this.transport = new Transport(b.trustedCaFile);
     Backoff backoff = Backoff.DEFAULT;
     MasterProxy master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
     this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs);
@@ -296,7 +293,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     private long adminOperationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
     private long rpcTimeoutMs = TimeUnit.SECONDS.toMillis(5);
     private int maxWriteRequestBytes = 208 << 10;
-    private Path trustedCaFile;
+    private java.nio.file.Path trustedCaFile;
 
     /**
      * A builder over the given masters.
@@ -379,17 +376,10 @@ public final class AsyncNyalaClient implements AutoCloseable {
     }
 
     /**
-     * Connects over TLS, trusting only servers whose certificate the CA in this file issued
-     * (the servers' {@code --trusted_ca_file}); the client presents no certificate. Without it
-     * the client speaks plaintext, which a cluster running {@code --rpc_encryption=required}
-     * refuses. A server whose certificate the CA did not issue, or that does not name the
-     * address dialled, fails the call with a RUNTIME_ERROR saying the TLS handshake failed.
-     *
-     * @param caFile a PEM file of the cluster's CA certificate, read when the client is built;
-     *     null for plaintext (the default)
+     * @param caFile the CA to trust over TLS, see {@link NyalaClient.Builder#trustedCaFile}
      * @return this
      */
-    public Builder trustedCaFile(Path caFile) {
+    public Builder trustedCaFile(java.nio.file.Path caFile) {
       this.trustedCaFile = caFile;
       return this;
     }
@@ -401,11 +391,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
       return v;
     }
 
-    /**
-     * @return a new client
-     * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming a trusted CA file that is
-     *     missing or holds no certificate
-     */
+    /** @return a new client */
     public AsyncNyalaClient build() {
       return new AsyncNyalaClient(this);
     }

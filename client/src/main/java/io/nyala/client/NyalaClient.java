@@ -202,10 +202,14 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
-     * Connects over TLS trusting the cluster CA in {@code caFile}; see
-     * {@link AsyncNyalaClient.Builder#trustedCaFile}.
+     * Connects over TLS, trusting only servers whose certificate the CA in {@code caFile} issued
+     * (the servers' {@code --trusted_ca_file}); the client presents no certificate. Without it
+     * the client speaks plaintext, which a cluster running {@code --rpc_encryption=required}
+     * refuses. A server whose certificate the CA did not issue, or that does not name the
+     * address dialled, fails the call with a RUNTIME_ERROR saying the TLS handshake failed.
      *
-     * @param caFile a PEM file of the cluster's CA certificate; null for plaintext (the default)
+     * @param caFile a PEM file of the cluster's CA certificate, read when the client is built;
+     *     null for plaintext (the default)
      * @return this
      */
     public Builder trustedCaFile(Path caFile) {

@@ -9,6 +9,7 @@ import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc.TabletServerServiceStub;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,16 +41,19 @@ public final class Transport implements AutoCloseable {
 
   /** A plaintext transport with no channels yet. */
   public Transport() {
-    this(null);
+    this((Path) null);
   }
 
   /**
    * A transport with no channels yet.
    *
-   * @param tls the TLS of its channels, or null for plaintext
+   * @param trustedCaFile the PEM certificate of the CA its TLS channels trust, or null for
+   *     plaintext channels
+   * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming a CA file that is missing or
+   *     holds no certificate
    */
-  public Transport(ClientTls tls) {
-    this.tls = tls;
+  public Transport(Path trustedCaFile) {
+    this.tls = trustedCaFile == null ? null : ClientTls.trusting(trustedCaFile);
     timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "nyala-client-timer");
       t.setDaemon(true);
