@@ -34,7 +34,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
   private final long operationTimeoutMs;
   private final long adminOperationTimeoutMs;
   private final int maxWriteRequestBytes;
-  private final Transport transport = new Transport();
+  private final Transport transport;
   private final TabletCaller tabletCaller;
   private final Batcher batcher;
   private final LocationCache locations;
@@ -49,6 +49,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.operationTimeoutMs = b.operationTimeoutMs;
     this.adminOperationTimeoutMs = b.adminOperationTimeoutMs;
     this.maxWriteRequestBytes = b.maxWriteRequestBytes;
+    this.transport = new Transport(b.trustedCaFile);
     Backoff backoff = Backoff.DEFAULT;
     MasterProxy master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
     this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs);
@@ -292,6 +293,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     private long adminOperationTimeoutMs = TimeUnit.SECONDS.toMillis(30);
     private long rpcTimeoutMs = TimeUnit.SECONDS.toMillis(5);
     private int maxWriteRequestBytes = 208 << 10;
+    private java.nio.file.Path trustedCaFile;
 
     /**
      * A builder over the given masters.
@@ -370,6 +372,15 @@ public final class AsyncNyalaClient implements AutoCloseable {
      */
     public Builder maxWriteRequestBytes(int bytes) {
       this.maxWriteRequestBytes = (int) positive("write request limit", bytes);
+      return this;
+    }
+
+    /**
+     * @param caFile the CA to trust over TLS, see {@link NyalaClient.Builder#trustedCaFile}
+     * @return this
+     */
+    public Builder trustedCaFile(java.nio.file.Path caFile) {
+      this.trustedCaFile = caFile;
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.nyala.client;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Schema;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -200,7 +201,27 @@ public final class NyalaClient implements AutoCloseable {
       return this;
     }
 
-    /** @return a new client */
+    /**
+     * Connects over TLS, trusting only servers whose certificate the CA in {@code caFile} issued
+     * (the servers' {@code --trusted_ca_file}); the client presents no certificate. Without it
+     * the client speaks plaintext, which a cluster running {@code --rpc_encryption=required}
+     * refuses. A server whose certificate the CA did not issue, or that does not name the
+     * address dialled, fails the call with a RUNTIME_ERROR saying the TLS handshake failed.
+     *
+     * @param caFile a PEM file of the cluster's CA certificate, read when the client is built;
+     *     null for plaintext (the default)
+     * @return this
+     */
+    public Builder trustedCaFile(Path caFile) {
+      inner.trustedCaFile(caFile);
+      return this;
+    }
+
+    /**
+     * @return a new client
+     * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming a trusted CA file that is
+     *     missing or holds no certificate
+     */
     public NyalaClient build() {
       return new NyalaClient(inner.build());
     }

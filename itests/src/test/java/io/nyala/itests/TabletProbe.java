@@ -1,6 +1,7 @@
 package io.nyala.itests;
 
 import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
@@ -24,6 +25,7 @@ import io.nyala.common.row.RowBlock;
 import io.nyala.common.schema.Schema;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ServerInfo;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,6 +35,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 
 /**
  * Raw gRPC access to a minicluster's servers, bypassing the client and its caches: tablet ids
@@ -47,9 +50,21 @@ final class TabletProbe implements AutoCloseable {
     this.cluster = cluster;
   }
 
+  /** Plaintext, or TLS trusting the cluster's CA when it runs TLS. */
   private ManagedChannel channel(HostPort hp) {
-    return channels.computeIfAbsent(hp, a -> NettyChannelBuilder.forAddress(a.host(), a.port())
-        .usePlaintext().build());
+    return channels.computeIfAbsent(hp, a -> {
+      NettyChannelBuilder b = NettyChannelBuilder.forAddress(a.host(), a.port());
+      Path ca = cluster.trustedCaFile();
+      if (ca == null) {
+        return b.usePlaintext().build();
+      }
+      try {
+        return b.sslContext(GrpcSslContexts.forClient().trustManager(ca.toFile()).build())
+            .build();
+      } catch (SSLException e) {
+        throw new IllegalStateException("cannot trust CA " + ca, e);
+      }
+    });
   }
 
   /** A data-service stub to tablet server {@code index} with a deadline of {@code ms}. */

@@ -43,7 +43,7 @@ final class ClusterLayout {
   }
 
   /** Lays out the servers the settings ask for under an existing {@code dataRoot}. */
-  static ClusterLayout plan(Path dataRoot, ClusterSettings b) {
+  static ClusterLayout plan(Path dataRoot, ClusterSettings b, ClusterTls tls) {
     LoopbackAddresses.Plan plan = LoopbackAddresses.planFor(dataRoot,
         MasterServer.DEFAULT_RPC_PORT, b.localhostPorts,
         LoopbackAddresses.localhostPorts(b.numMasters, b.numTabletServers));
@@ -68,14 +68,14 @@ final class ClusterLayout {
       masters.add(new ServerNode(ServerRole.MASTER, i, dataRoot, plan.host(ServerRole.MASTER, i),
           plan.port(MasterServer.DEFAULT_RPC_PORT, i), plan.port(MasterServer.DEFAULT_RAFT_PORT, i),
           plan.port(MasterServer.DEFAULT_WEB_PORT, i), masterAddrs, masterFlags, b.mode,
-          b.jvmOptions));
+          b.jvmOptions, tls));
     }
     List<ServerNode> tservers = new ArrayList<>();
     for (int i = 0; i < b.numTabletServers; i++) {
       ServerNode ts = new ServerNode(ServerRole.TABLET_SERVER, i, dataRoot,
           plan.host(ServerRole.TABLET_SERVER, i), plan.port(TabletServer.DEFAULT_RPC_PORT, i),
           plan.port(TabletServer.DEFAULT_RAFT_PORT, i), plan.port(TabletServer.DEFAULT_WEB_PORT, i),
-          masterAddrs, tserverFlags, b.mode, b.jvmOptions);
+          masterAddrs, tserverFlags, b.mode, b.jvmOptions, tls);
       ts.setOwnFlags(b.ownTserverFlags.getOrDefault(i, List.of()));
       tservers.add(ts);
     }

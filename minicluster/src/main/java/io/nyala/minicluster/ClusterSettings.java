@@ -23,6 +23,7 @@ abstract class ClusterSettings {
   long readyTimeoutMs = 60_000;
   ProcessMode mode = ProcessMode.IN_PROCESS;
   boolean encryption;
+  boolean tls;
   boolean localhostPorts;
   boolean networkPartitions = true;
   final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC",
@@ -92,6 +93,18 @@ abstract class ClusterSettings {
    */
   public MiniCluster.Builder encryption(boolean on) {
     this.encryption = on;
+    return self();
+  }
+
+  /**
+   * TLS on every server's RPC and Raft (default false for now): makes a CA and one certificate
+   * per server (naming its loopback address) under the data root, as {@code nyala cert} would,
+   * starts the servers with {@code --rpc_encryption=required} and those files, and makes the
+   * cluster's clients trust the CA ({@link MiniCluster#trustedCaFile()} for clients built by
+   * hand). See docs/architecture.md, "TLS on the wire".
+   */
+  public MiniCluster.Builder tls(boolean on) {
+    this.tls = on;
     return self();
   }
 

@@ -20,6 +20,11 @@ final class FirstFailure {
     }
   }
 
+  /** Whether a step has failed so far. */
+  boolean failed() {
+    return first != null;
+  }
+
   /** Throws the first failure, if any step failed. */
   void rethrow() {
     if (first != null) {

@@ -34,8 +34,8 @@ final class LeaderProbe {
    * The index of the running master that serves as leader right now, or -1 if none does.
    * Asks every running master; works in both process modes.
    */
-  static int leaderIndex(ServerGroup masters) {
-    try (Channels channels = new Channels()) {
+  static int leaderIndex(ServerGroup masters, ClusterTls tls) {
+    try (Channels channels = tls.newChannels()) {
       for (int i = 0; i < masters.size(); i++) {
         if (!masters.get(i).isRunning()) {
           continue;
@@ -56,9 +56,10 @@ final class LeaderProbe {
    * Waits until a running master serves as leader and sees at least {@code liveWanted} live
    * tablet servers; TIMED_OUT after {@code timeoutMs}, naming the last probe error.
    */
-  static void awaitLiveTabletServers(ServerGroup masters, long liveWanted, long timeoutMs) {
+  static void awaitLiveTabletServers(ServerGroup masters, ClusterTls tls, long liveWanted,
+      long timeoutMs) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    try (Channels channels = new Channels()) {
+    try (Channels channels = tls.newChannels()) {
       NyalaException last = null;
       while (System.nanoTime() < deadline) {
         for (int i = 0; i < masters.size(); i++) {

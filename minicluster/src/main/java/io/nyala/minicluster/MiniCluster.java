@@ -44,7 +44,8 @@ public final class MiniCluster implements AutoCloseable {
   private final ServerGroup tservers;
   private final long readyTimeoutMs;
   private final boolean localhost;
-  private final List<NyalaClient> clients = new ArrayList<>();
+  private final ClusterTls tls;
+  private final ClusterClients clients;
   private final LeakCheck leakCheck;
   private final NetworkPartitions partitions;
   private boolean closed;
@@ -55,7 +56,9 @@ public final class MiniCluster implements AutoCloseable {
     this.deleteRootOnClose = !b.keepData;
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
-    ClusterLayout layout = ClusterLayout.plan(dataRoot, b);
+    this.tls = ClusterTls.create(dataRoot, b.tls);
+    this.clients = new ClusterClients(this::masterAddresses, tls);
+    ClusterLayout layout = ClusterLayout.plan(dataRoot, b, tls);
     this.localhost = layout.localhost();
     this.masters = layout.masters();
     this.tservers = layout.tservers();
@@ -67,8 +70,8 @@ public final class MiniCluster implements AutoCloseable {
   }
 
   /**
-   * Whether the servers listen on 127.0.0.1 on the default ports plus 100 per server (see
-   * {@link Builder#localhostPorts}); false when each has its own 127.a.b.c address.
+   * Whether the servers listen on 127.0.0.1 on the default ports plus 100 per server
+   * ({@link Builder#localhostPorts}); false when each has its own 127.a.b.c address.
    */
   public boolean usesLocalhostPorts() {
     return localhost;
@@ -102,7 +105,7 @@ public final class MiniCluster implements AutoCloseable {
 
   /** Waits until every running tablet server shows as live on the leader master. */
   public void waitForTabletServers() {
-    LeaderProbe.awaitLiveTabletServers(masters, tservers.runningCount(), readyTimeoutMs);
+    LeaderProbe.awaitLiveTabletServers(masters, tls, tservers.runningCount(), readyTimeoutMs);
   }
 
   /**
@@ -134,11 +137,18 @@ public final class MiniCluster implements AutoCloseable {
     return masters.rpcAddresses();
   }
 
-  /** A new client connected to this cluster; closed with the cluster if not before. */
-  public synchronized NyalaClient newClient() {
-    NyalaClient c = NyalaClient.builder(masterAddresses()).build();
-    clients.add(c);
-    return c;
+  /** A new client of this cluster (trusting its CA under TLS); closed with the cluster. */
+  public NyalaClient newClient() {
+    return clients.newClient();
+  }
+
+  /** The CA (PEM) of the servers' certificates under {@code tls(true)}, else null. */
+  public Path trustedCaFile() {
+    return tls.trustedCaFile();
+  }
+
+  ClusterTls tls() {
+    return tls;
   }
 
   /** How many masters the cluster has (running or not). */
@@ -181,7 +191,7 @@ public final class MiniCluster implements AutoCloseable {
    * up), or -1 if none does. Asks every running master; works in both process modes.
    */
   public int leaderMasterIndex() {
-    return LeaderProbe.leaderIndex(masters);
+    return LeaderProbe.leaderIndex(masters, tls);
   }
 
   /** Stops a master gracefully; its data and addresses stay for a later start. */
@@ -344,13 +354,7 @@ public final class MiniCluster implements AutoCloseable {
       return;
     }
     closed = true;
-    for (NyalaClient c : clients) {
-      try {
-        c.close();
-      } catch (RuntimeException e) {
-        LOG.warn("closing a client failed", e);
-      }
-    }
+    clients.closeAll();
     FirstFailure failure = new FirstFailure();
     failure.run(this::healAllPartitions);
     failure.run(this::stop);
@@ -382,15 +386,11 @@ public final class MiniCluster implements AutoCloseable {
         throw NyalaException.ioError("cannot create the minicluster's data root: "
             + e.getMessage(), e);
       }
-      try {
-        c.start();
-      } catch (RuntimeException e) {
-        try {
-          c.close();
-        } catch (RuntimeException closeFailed) {
-          e.addSuppressed(closeFailed);
-        }
-        throw e;
+      FirstFailure failure = new FirstFailure();
+      failure.run(c::start);
+      if (failure.failed()) {
+        failure.run(c::close);
+        failure.rethrow();
       }
       return c;
     }

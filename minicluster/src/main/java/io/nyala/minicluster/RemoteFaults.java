@@ -3,7 +3,6 @@ package io.nyala.minicluster;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.fault.FaultInjectionServiceGrpc;
@@ -29,9 +28,8 @@ final class RemoteFaults {
    *
    * @throws NyalaException naming the server if it cannot be reached or refuses
    */
-  static void setPartition(String name, HostPort rpc, Set<String> blocked) {
-    ManagedChannel ch = NettyChannelBuilder.forAddress(rpc.host(), rpc.port()).usePlaintext()
-        .build();
+  static void setPartition(String name, HostPort rpc, ClusterTls tls, Set<String> blocked) {
+    ManagedChannel ch = tls.channel(rpc);
     try {
       SetPartitionResponsePB r = FaultInjectionServiceGrpc.newBlockingStub(ch)
           .withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS)

@@ -35,6 +35,7 @@ final class ServerNode {
 
   private final ProcessMode mode;
   private final List<String> jvmOptions;
+  private final ClusterTls tls;
 
   /** In-process mode: the running server. Guarded by this. */
   private ServerBase server;
@@ -46,8 +47,9 @@ final class ServerNode {
 
   ServerNode(ServerRole role, int index, Path root, String host, int rpcPort, int raftPort,
       int httpPort, List<String> masterAddresses, List<String> extraFlags, ProcessMode mode,
-      List<String> jvmOptions) {
+      List<String> jvmOptions, ClusterTls tls) {
     this.mode = mode;
+    this.tls = tls;
     this.jvmOptions = List.copyOf(jvmOptions);
     this.role = role;
     this.index = index;
@@ -70,6 +72,7 @@ final class ServerNode {
     f.add("--raft_bind_address=" + raft);
     f.add("--webserver_port=" + http.port());
     f.add("--master_addresses=" + String.join(",", masterAddresses));
+    f.addAll(tls.flagsFor(name, rpc.host()));
     f.addAll(extraFlags);
     f.addAll(ownFlags);
     return f;
@@ -131,7 +134,7 @@ final class ServerNode {
     if (server != null) {
       server.networkFaults().block(cutOff);
     } else if (process != null && process.isAlive()) {
-      RemoteFaults.setPartition(name, rpc, cutOff);
+      RemoteFaults.setPartition(name, rpc, tls, cutOff);
     }
   }
 
@@ -143,7 +146,7 @@ final class ServerNode {
     if (server != null) {
       server.networkFaults().block(cutOff);
     } else {
-      RemoteFaults.setPartition(name, rpc, cutOff);
+      RemoteFaults.setPartition(name, rpc, tls, cutOff);
     }
   }
 
@@ -162,9 +165,9 @@ final class ServerNode {
       return;
     }
     String r = role == ServerRole.MASTER ? "master" : "tserver";
-    ServerReadiness.requireUnused(name, role, rpc, root);
+    ServerReadiness.requireUnused(name, role, rpc, tls, root);
     process = ExternalProcess.start(name, r, flags(), root.resolve("server.log"), jvmOptions);
-    ServerReadiness.awaitRpc(name, role, rpc, process, root.resolve("server.log"));
+    ServerReadiness.awaitRpc(name, role, rpc, tls, process, root.resolve("server.log"));
     uuid = io.nyala.common.fs.ServerFs.readInstance(
         root.resolve("wal").resolve(io.nyala.common.fs.ServerFs.INSTANCE)).getUuid();
     reapplyCutOff();

@@ -1,7 +1,6 @@
 package io.nyala.minicluster;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
@@ -28,9 +27,9 @@ final class ServerReadiness {
    * and exits), and report a cluster up whose processes are gone. A second
    * {@code local-cluster} on a data dir still in use did exactly that.
    */
-  static void requireUnused(String name, ServerRole role, HostPort rpc, Path dataDir) {
-    ManagedChannel ch = NettyChannelBuilder.forAddress(rpc.host(), rpc.port()).usePlaintext()
-        .build();
+  static void requireUnused(String name, ServerRole role, HostPort rpc, ClusterTls tls,
+      Path dataDir) {
+    ManagedChannel ch = tls.channel(rpc);
     try {
       probe(ch, role, 500);
     } catch (RuntimeException free) {
@@ -55,9 +54,9 @@ final class ServerReadiness {
     }
   }
 
-  static void awaitRpc(String name, ServerRole role, HostPort rpc, ExternalProcess p, Path log) {
-    ManagedChannel ch = NettyChannelBuilder.forAddress(rpc.host(), rpc.port()).usePlaintext()
-        .build();
+  static void awaitRpc(String name, ServerRole role, HostPort rpc, ClusterTls tls,
+      ExternalProcess p, Path log) {
+    ManagedChannel ch = tls.channel(rpc);
     try {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
       while (System.nanoTime() < deadline) {

@@ -32,10 +32,11 @@ final class TabletView implements AutoCloseable {
   private static final long LOCATIONS_DEADLINE_MS = 10_000;
 
   private final MiniCluster cluster;
-  private final Channels channels = new Channels();
+  private final Channels channels;
 
   TabletView(MiniCluster cluster) {
     this.cluster = cluster;
+    this.channels = cluster.tls().newChannels();
   }
 
   /**

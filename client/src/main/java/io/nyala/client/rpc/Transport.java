@@ -9,6 +9,7 @@ import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc.TabletServerServiceStub;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -19,10 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Channels and timers of one client. One plaintext netty channel per server address, made on
- * first use and kept until {@link #close()}: channels multiplex calls and reconnect by
- * themselves, so sharing them is cheaper than any per-call setup. One daemon timer thread runs
- * retry delays and background flushes.
+ * Channels and timers of one client. One netty channel per server address (plaintext, or TLS
+ * with {@link ClientTls}), made on first use and kept until {@link #close()}: channels
+ * multiplex calls and reconnect by themselves, so sharing them is cheaper than any per-call
+ * setup. One daemon timer thread runs retry delays and background flushes.
  *
  * <p>Thread-safe.
  */
@@ -34,10 +35,25 @@ public final class Transport implements AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
   /** Retry delays not yet elapsed: failed on close so no caller waits forever. */
   private final Set<CompletableFuture<Void>> pendingDelays = ConcurrentHashMap.newKeySet();
+  /** Null for plaintext channels. */
+  private final ClientTls tls;
   private volatile boolean closed;
 
-  /** A transport with no channels yet. */
+  /** A plaintext transport with no channels yet. */
   public Transport() {
+    this((Path) null);
+  }
+
+  /**
+   * A transport with no channels yet.
+   *
+   * @param trustedCaFile the PEM certificate of the CA its TLS channels trust, or null for
+   *     plaintext channels
+   * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming a CA file that is missing or
+   *     holds no certificate
+   */
+  public Transport(Path trustedCaFile) {
+    this.tls = trustedCaFile == null ? null : ClientTls.trusting(trustedCaFile);
     timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "nyala-client-timer");
       t.setDaemon(true);
@@ -57,11 +73,11 @@ public final class Transport implements AutoCloseable {
     if (closed) {
       throw NyalaException.illegalState("client is closed; cannot call %s", server);
     }
-    return channels.computeIfAbsent(server, hp -> NettyChannelBuilder
-        .forAddress(hp.host(), hp.port())
-        .usePlaintext()
-        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
-        .build());
+    return channels.computeIfAbsent(server, hp -> {
+      NettyChannelBuilder b = NettyChannelBuilder.forAddress(hp.host(), hp.port())
+          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
+      return (tls == null ? b.usePlaintext() : b.sslContext(tls.context())).build();
+    });
   }
 
   /**
@@ -106,8 +122,14 @@ public final class Transport implements AutoCloseable {
 
       @Override
       public void onError(Throwable t) {
+        NyalaException handshake = ClientTls.handshakeFailure(tls, server, t);
+        if (handshake != null) {
+          f.completeExceptionally(handshake);
+          return;
+        }
         f.completeExceptionally(TransportException.isGrpc(t)
-            ? TransportException.of(server, t) : NyalaException.from(t));
+            ? TransportException.of(server, ClientTls.hintIfPlaintextRefused(tls, t))
+            : NyalaException.from(t));
       }
 
       @Override

@@ -72,4 +72,17 @@ class ArchitectureTest {
             + "Castle's PKIX classes")
         .check(classes);
   }
+
+  @Test
+  void wireTlsKnowsNoServerAndUsesNoBouncyCastle() {
+    noClasses().that().resideInAPackage("io.nyala.common.security.tls..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.nyala.common.env..", "io.nyala.common.fs..", "io.nyala.common.consensus..",
+            "io.nyala.common.server..", "io.nyala.common.rpc..", "io.nyala.common.web..",
+            "org.bouncycastle..")
+        .because("common/security/tls/package-info.java: it builds on security.pki, never uses "
+            + "Bouncy Castle itself, and knows no server, directory layout, catalog or Raft "
+            + "state")
+        .check(classes);
+  }
 }

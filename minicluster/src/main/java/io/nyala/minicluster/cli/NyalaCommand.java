@@ -29,6 +29,7 @@ import picocli.CommandLine.ScopeType;
         ServerCommands.MasterCommand.class,
         ServerCommands.TserverCommand.class,
         ClusterKsckCommand.ClusterCommand.class,
+        CertCommands.class,
         ToolCommands.PbcCommand.class,
         ToolCommands.FsCommand.class,
         ToolCommands.BenchCommand.class,

@@ -3,16 +3,22 @@ package io.nyala.common.rpc;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.nyala.common.HostPort;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-/** One plaintext gRPC channel per peer address, shared by a server's outgoing calls. */
+/**
+ * One gRPC channel per peer address, shared by a server's outgoing calls: plaintext, or TLS once
+ * {@link #useTls} is set (docs/architecture.md, "TLS on the wire").
+ */
 public final class Channels implements AutoCloseable {
   private final Map<HostPort, ManagedChannel> channels = new ConcurrentHashMap<>();
   /** Applied to every channel made after it is set (a server's caller identity). */
   private volatile ClientInterceptor interceptor;
+  /** TLS of the channels made after it is set; null for plaintext. */
+  private volatile SslContext tls;
 
   /**
    * Runs every call of the channels made from now on through {@code i}: a server sets its caller
@@ -23,11 +29,25 @@ public final class Channels implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Makes the channels from now on speak TLS with {@code context} (null: plaintext): a server
+   * sets it at construction, before its first outgoing call.
+   */
+  public Channels useTls(SslContext context) {
+    this.tls = context;
+    return this;
+  }
+
   public ManagedChannel get(HostPort addr) {
     return channels.computeIfAbsent(addr, a -> {
       NettyChannelBuilder b = NettyChannelBuilder.forAddress(a.host(), a.port())
-          .usePlaintext()
           .maxInboundMessageSize(64 << 20);
+      SslContext t = tls;
+      if (t != null) {
+        b.sslContext(t);
+      } else {
+        b.usePlaintext();
+      }
       ClientInterceptor i = interceptor;
       if (i != null) {
         b.intercept(i);

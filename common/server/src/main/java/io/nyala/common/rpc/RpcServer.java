@@ -14,6 +14,7 @@ import io.grpc.ServerInterceptors;
 import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.log.LogContext;
@@ -126,6 +127,15 @@ public final class RpcServer implements AutoCloseable {
    */
   public RpcServer intercept(ServerInterceptor i) {
     builder.intercept(i);
+    return this;
+  }
+
+  /**
+   * Serves TLS only, with {@code context} (docs/architecture.md, "TLS on the wire"): a
+   * plaintext client fails its handshake. Call before {@link #start}.
+   */
+  public RpcServer useTls(SslContext context) {
+    builder.sslContext(context);
     return this;
   }
 

@@ -12,9 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -37,12 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FileKeyProvider implements KeyProvider {
   private static final Logger LOG = LoggerFactory.getLogger(FileKeyProvider.class);
-  private static final Set<PosixFilePermission> OWNER_ONLY =
-      PosixFilePermissions.fromString("rw-------");
-  /** Any of these lets someone other than the owner read the key or replace it. */
-  private static final Set<PosixFilePermission> EXPOSING = Set.of(
-      PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-      PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
 
   /** How long {@link #open} waits for a key file that looks half-written to complete. */
   static final long PARTIAL_WAIT_MS = 2_000;
@@ -190,23 +181,13 @@ public final class FileKeyProvider implements KeyProvider {
 
   /** Creates {@code p} owner-only (CREATE_NEW), writes {@code text} and syncs it. */
   private static void writeNew(Path p, byte[] text) throws IOException {
-    createOwnerOnly(p);
+    OwnerOnlyFiles.create(p);
     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.wrap(text);
       while (b.hasRemaining()) {
         ch.write(b);
       }
       ch.force(true);
-    }
-  }
-
-  private static void createOwnerOnly(Path p) throws IOException {
-    try {
-      // The permission is set at creation, so the key is never readable by others, not even
-      // for a moment.
-      Files.createFile(p, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-    } catch (UnsupportedOperationException e) {
-      Files.createFile(p);
     }
   }
 
@@ -225,28 +206,10 @@ public final class FileKeyProvider implements KeyProvider {
 
   /**
    * Refuses a key file that group or others may read or write: anyone who reads it decrypts the
-   * cluster, anyone who writes it can swap the key. Where the file system has no POSIX
-   * permissions, logs a warning instead: there is nothing to check.
+   * cluster, anyone who writes it can swap the key.
    */
   static void refuseIfExposed(Path file) {
-    Set<PosixFilePermission> perms;
-    try {
-      perms = Files.getPosixFilePermissions(file);
-    } catch (NoSuchFileException e) {
-      throw NyalaException.notFound("cluster key file %s does not exist", file);
-    } catch (UnsupportedOperationException e) {
-      LOG.warn("cluster key file {} is on a file system without POSIX permissions: cannot check "
-          + "that only its owner may read it", file);
-      return;
-    } catch (IOException e) {
-      throw NyalaException.ioError("cannot read the permissions of cluster key file " + file
-          + ": " + e, e);
-    }
-    if (perms.stream().anyMatch(EXPOSING::contains)) {
-      throw NyalaException.invalidArgument("cluster key file %s has mode %s: group or others may "
-          + "read or write it, and whoever reads it can decrypt the cluster. Run 'chmod 600 %s' "
-          + "and start again", file, PosixFilePermissions.toString(perms), file);
-    }
+    OwnerOnlyFiles.refuseIfExposed(file, "cluster key file", "decrypt the cluster");
   }
 
   /** The key file this provider reads. */

@@ -25,6 +25,8 @@ import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
+import io.nyala.common.security.pki.TlsContexts;
+import io.nyala.common.security.tls.WireTls;
 import io.nyala.common.web.WebServer;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -61,6 +63,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected final Channels channels = new Channels();
   /** Whom this server does not hear from: empty unless a test injects a partition. */
   protected final NetworkFaults networkFaults;
+  /** TLS of every listener and outgoing channel but the web server's, or plaintext. */
+  protected final WireTls wireTls;
 
   protected ServerFs fs;
   /** The cluster key source, or null when this server does not encrypt. */
@@ -85,6 +89,12 @@ public abstract class ServerBase implements AutoCloseable {
     this.name = options.serverName.isEmpty()
         ? options.rpcAdvertised(rpcBind).toString() : options.serverName;
     this.networkFaults = new NetworkFaults(name);
+    // Read and checked before anything starts: a bad TLS file refuses the start.
+    this.wireTls = options.wireTls();
+    if (wireTls.enabled()) {
+      channels.useTls(wireTls.channelContext());
+      LOG.info("{}: RPC and Raft over {}", name, wireTls);
+    }
     String wildcard = ServerOptions.wildcardWarning(name, rpcBind, raftBind, webBind);
     if (wildcard != null) {
       LOG.warn("{}", wildcard);
@@ -157,10 +167,13 @@ public abstract class ServerBase implements AutoCloseable {
     return raftServer;
   }
 
-  /** Ratis' non-property parameters: the partition filter on its listener. */
+  /** Ratis' non-property parameters: the partition filter on its listener, and its TLS. */
   private Parameters raftParameters() {
     Parameters p = new Parameters();
     RaftPartitionFilter.install(p, networkFaults);
+    if (wireTls.enabled()) {
+      TlsContexts.applyToRatis(p, wireTls.ratis());
+    }
     return p;
   }
 
@@ -184,6 +197,9 @@ public abstract class ServerBase implements AutoCloseable {
       rpcServer.addService(s);
     }
     rpcServer.intercept(RpcPartitionFilter.inbound(networkFaults));
+    if (wireTls.enabled()) {
+      rpcServer.useTls(wireTls.serverContext());
+    }
     if (options.faultEnableNetworkPartitions) {
       LOG.warn("UNSAFE test fault on: {} serves FaultInjectionService, through which anyone who "
           + "reaches its RPC port can cut it off from other servers", name);

@@ -2,6 +2,7 @@ package io.nyala.common.server;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.security.tls.WireTls;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -83,6 +84,30 @@ public class ServerOptions {
       description = "AES key length in bits for new keys: 128, 192 or 256. Not changeable at "
           + "run time.")
   public int encryptionKeyLength = 256;
+
+  @Option(names = "--rpc_encryption", defaultValue = "disabled",
+      description = "TLS on Nyala's RPC and Raft traffic: 'disabled' (plaintext), 'optional' "
+          + "(TLS when the three TLS file flags are given, else plaintext) or 'required' "
+          + "(refuses to start without them). The default will become 'required' once the "
+          + "master issues certificates (docs/architecture.md, \"TLS on the wire\"). Not "
+          + "changeable at run time. Default: ${DEFAULT-VALUE}.")
+  public String rpcEncryption = "disabled";
+
+  @Option(names = "--tls_cert_file", defaultValue = "",
+      description = "PEM certificate this server presents (its own, optionally followed by the "
+          + "CA's), issued by the --trusted_ca_file CA and naming every address the server is "
+          + "reached at. Used when --rpc_encryption is not 'disabled'.")
+  public String tlsCertFile = "";
+
+  @Option(names = "--tls_key_file", defaultValue = "",
+      description = "PEM (PKCS#8) private key of --tls_cert_file. Must be owner-only (mode "
+          + "0600): a server refuses to start with a file group or others may read.")
+  public String tlsKeyFile = "";
+
+  @Option(names = "--trusted_ca_file", defaultValue = "",
+      description = "PEM certificate of the CA that issued every server's certificate; servers "
+          + "accept only peers it issued.")
+  public String trustedCaFile = "";
 
   @Option(names = "--rpc_num_service_threads", defaultValue = "16",
       description = "Threads serving RPCs.")
@@ -178,6 +203,15 @@ public class ServerOptions {
           + "(the cluster key file shared by all servers)");
     }
     return Path.of(encryptionKeyFile);
+  }
+
+  /**
+   * The TLS these flags ask for, with its files read and checked.
+   *
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming a missing flag or a bad file
+   */
+  public WireTls wireTls() {
+    return WireTls.fromFlags(rpcEncryption, tlsCertFile, tlsKeyFile, trustedCaFile);
   }
 
   /** The data dirs as paths; at least one is required. */

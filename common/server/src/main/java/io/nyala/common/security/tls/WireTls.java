@@ -1,0 +1,156 @@
+package io.nyala.common.security.tls;
+
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.nyala.common.NyalaException;
+import io.nyala.common.security.OwnerOnlyFiles;
+import io.nyala.common.security.pki.Pem;
+import io.nyala.common.security.pki.ServerCredentials;
+import io.nyala.common.security.pki.TlsContexts;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.ratis.grpc.GrpcTlsConfig;
+
+/**
+ * One server's TLS on the wire, from its flags: the certificate and key it presents and the CA
+ * it trusts, or nothing when it runs plaintext. Everything is read and checked when it is made,
+ * so a server with a missing, exposed or mismatched file refuses to start, naming the flag and
+ * the file. The contexts it gives: Nyala's gRPC server (client certificates optional: clients
+ * have none, servers present theirs), the server's own outgoing channels (presenting its
+ * certificate), and Ratis (mutual TLS).
+ */
+public final class WireTls {
+  private static final WireTls PLAINTEXT = new WireTls(null, null);
+
+  /** Null when plaintext. */
+  private final ServerCredentials own;
+  /** Null when plaintext. */
+  private final X509Certificate trustedCa;
+
+  private WireTls(ServerCredentials own, X509Certificate trustedCa) {
+    this.own = own;
+    this.trustedCa = trustedCa;
+  }
+
+  /** No TLS. */
+  public static WireTls plaintext() {
+    return PLAINTEXT;
+  }
+
+  /**
+   * The TLS a server's flags ask for.
+   *
+   * @param mode {@code --rpc_encryption}
+   * @param certFile {@code --tls_cert_file}: PEM, the server's certificate (optionally followed
+   *     by the CA's); empty if not given
+   * @param keyFile {@code --tls_key_file}: PEM PKCS#8, owner-only; empty if not given
+   * @param caFile {@code --trusted_ca_file}: PEM, the CA's certificate; empty if not given
+   * @throws NyalaException INVALID_ARGUMENT naming the missing flag (required mode, or some but
+   *     not all files given), a malformed or exposed file, or a certificate the CA did not sign;
+   *     NOT_FOUND naming a missing file
+   */
+  public static WireTls fromFlags(String mode, String certFile, String keyFile, String caFile) {
+    RpcEncryption m = RpcEncryption.parse(mode);
+    if (m == RpcEncryption.DISABLED) {
+      return PLAINTEXT;
+    }
+    List<String> missing = new ArrayList<>();
+    addIfEmpty(missing, "--tls_cert_file", certFile);
+    addIfEmpty(missing, "--tls_key_file", keyFile);
+    addIfEmpty(missing, "--trusted_ca_file", caFile);
+    if (m == RpcEncryption.OPTIONAL && missing.size() == 3) {
+      return PLAINTEXT;
+    }
+    if (!missing.isEmpty()) {
+      throw NyalaException.invalidArgument("--rpc_encryption=%s needs %s (PEM files; "
+          + "'nyala cert create-ca' and 'nyala cert create-server' make them)", m.flagValue(),
+          String.join(", ", missing));
+    }
+    return load(Path.of(certFile), Path.of(keyFile), Path.of(caFile));
+  }
+
+  private static void addIfEmpty(List<String> missing, String flag, String value) {
+    if (value == null || value.isBlank()) {
+      missing.add(flag);
+    }
+  }
+
+  /** Reads and checks the three files. */
+  static WireTls load(Path certFile, Path keyFile, Path caFile) {
+    X509Certificate ca = Pem.readCertificate(read(caFile, "--trusted_ca_file"),
+        "--trusted_ca_file " + caFile);
+    List<X509Certificate> chain = new ArrayList<>(Pem.readCertificates(
+        read(certFile, "--tls_cert_file"), "--tls_cert_file " + certFile));
+    X509Certificate leaf = chain.get(0);
+    try {
+      leaf.verify(ca.getPublicKey());
+    } catch (GeneralSecurityException e) {
+      throw NyalaException.invalidArgument("--tls_cert_file %s: certificate '%s' was not issued "
+          + "by the CA of --trusted_ca_file %s ('%s')", certFile,
+          leaf.getSubjectX500Principal().getName(), caFile, ca.getSubjectX500Principal().getName());
+    }
+    if (!chain.get(chain.size() - 1).equals(ca)) {
+      chain.add(ca);
+    }
+    OwnerOnlyFiles.refuseIfExposed(keyFile, "TLS key file",
+        "impersonate this server to the cluster");
+    ServerCredentials own;
+    try {
+      own = new ServerCredentials(Pem.readPrivateKey(read(keyFile, "--tls_key_file"),
+          "--tls_key_file " + keyFile), chain);
+    } catch (NyalaException e) {
+      throw NyalaException.invalidArgument("--tls_key_file %s with --tls_cert_file %s: %s",
+          keyFile, certFile, e.getMessage());
+    }
+    return new WireTls(own, ca);
+  }
+
+  private static String read(Path file, String flag) {
+    try {
+      return Files.readString(file, StandardCharsets.US_ASCII);
+    } catch (NoSuchFileException e) {
+      throw NyalaException.notFound("%s %s does not exist", flag, file);
+    } catch (IOException e) {
+      throw NyalaException.ioError("cannot read " + flag + " " + file + ": " + e, e);
+    }
+  }
+
+  /** Whether this server speaks TLS. */
+  public boolean enabled() {
+    return own != null;
+  }
+
+  /** The context of Nyala's gRPC server: presents the certificate, client's optional. */
+  public SslContext serverContext() {
+    return TlsContexts.forServer(require(), trustedCa, TlsContexts.ClientAuth.OPTIONAL);
+  }
+
+  /** The context of this server's channels to other servers: presents the certificate. */
+  public SslContext channelContext() {
+    return TlsContexts.forClient(trustedCa, require());
+  }
+
+  /** Ratis' TLS: mutual, every peer presents a certificate of the CA. */
+  public GrpcTlsConfig ratis() {
+    return TlsContexts.forRatis(require(), trustedCa);
+  }
+
+  private ServerCredentials require() {
+    if (own == null) {
+      throw NyalaException.illegalState("TLS is off (--rpc_encryption)");
+    }
+    return own;
+  }
+
+  @Override
+  public String toString() {
+    return own == null ? "plaintext" : "TLS as " + own + ", trusting '"
+        + trustedCa.getSubjectX500Principal().getName() + "'";
+  }
+}

@@ -1,0 +1,88 @@
+package io.nyala.minicluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.client.CreateTableOptions;
+import io.nyala.client.NyalaClient;
+import io.nyala.client.NyalaScanner;
+import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaTable;
+import io.nyala.client.Operation;
+import io.nyala.common.NyalaException;
+import io.nyala.common.schema.ColumnSchema;
+import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link MiniCluster.Builder#tls(boolean)} in this JVM: servers start with TLS required, the
+ * cluster's client and probes trust its CA, a client built by hand without
+ * {@link MiniCluster#trustedCaFile()} is refused, and the certificates survive a restart.
+ * Process mode is covered by the itests' {@code TlsIT}.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class MiniClusterTlsTest {
+  @TempDir
+  Path tmp;
+
+  @Test
+  void servesClientsThatTrustItsCaAcrossARestart() {
+    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(3).tls(true)
+        .dataRoot(tmp.resolve("c")).build()) {
+      assertThat(cluster.trustedCaFile()).isRegularFile()
+          .isEqualTo(tmp.resolve("c").resolve("tls").resolve("ca.crt"));
+      NyalaClient client = cluster.newClient();
+      Schema schema = Schema.forTable(List.of(
+          ColumnSchema.builder("k", Type.INT64).key(true).build(),
+          ColumnSchema.builder("v", Type.STRING).build()));
+      NyalaTable t = client.createTable("tls", schema,
+          new CreateTableOptions().addHashPartitions(List.of("k"), 2).setNumReplicas(3));
+      try (NyalaSession s = client.newSession()) {
+        for (long k = 0; k < 20; k++) {
+          Operation op = t.newInsert();
+          op.getRow().addLong("k", k).addString("v", "v" + k);
+          s.apply(op);
+        }
+      }
+      assertThat(count(client, t)).isEqualTo(20);
+      assertThat(cluster.tablets().awaitVoters("tls", 3, Duration.ofSeconds(60))).hasSize(2);
+
+      cluster.restart();
+      NyalaClient again = cluster.newClient();
+      assertThat(count(again, again.openTable("tls"))).isEqualTo(20);
+
+      try (NyalaClient plain = NyalaClient.builder(cluster.masterAddresses())
+          .defaultAdminOperationTimeoutMs(2_000).build()) {
+        assertThatThrownBy(plain::listTables).isInstanceOf(NyalaException.class)
+            .hasMessageContaining("trustedCaFile");
+      }
+    }
+  }
+
+  @Test
+  void withoutTlsThereIsNoCa() {
+    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(0)
+        .dataRoot(tmp.resolve("p")).build()) {
+      assertThat(cluster.trustedCaFile()).isNull();
+      assertThat(Files.exists(tmp.resolve("p").resolve("tls"))).isFalse();
+    }
+  }
+
+  private static long count(NyalaClient client, NyalaTable t) {
+    long n = 0;
+    NyalaScanner scanner = client.newScannerBuilder(t).build();
+    while (scanner.hasMoreRows()) {
+      n += scanner.nextRows().getNumRows();
+    }
+    scanner.close();
+    return n;
+  }
+}
