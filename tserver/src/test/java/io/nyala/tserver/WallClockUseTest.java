@@ -41,7 +41,9 @@ class WallClockUseTest {
       "tserver/src/main/java/io/nyala/tserver/fs/log/LogBlockManager.java",
       "LBM record timestamps, persisted",
       "minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenCommand.java",
-      "timestamps written as row values");
+      "timestamps written as row values",
+      "common/server/src/main/java/io/nyala/common/security/tls/CertFiles.java",
+      "certificate validity: X.509 notBefore/notAfter are wall-clock times");
 
   @Test
   void onlyHumanFacingOrPersistedTimesReadTheWallClock() throws IOException {
