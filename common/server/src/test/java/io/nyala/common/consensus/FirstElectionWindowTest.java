@@ -1,18 +1,19 @@
 package io.nyala.common.consensus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nyala.common.HostPort;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -52,12 +53,9 @@ class FirstElectionWindowTest {
     long before = FirstElectionWindow.ended();
     try (Group g = new Group(dir.resolve("watched"))) {
       g.servers.forEach(FirstElectionWindow::watchAll);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (g.leader() == null && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      assertThat(g.leader()).as("a leader, with each vote taking %d ms", VOTE_DELAY_MS)
-          .isNotNull();
+      await("a leader, with each vote taking " + VOTE_DELAY_MS + " ms")
+          .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+          .until(() -> g.leader() != null);
     }
     assertThat(FirstElectionWindow.ended() - before).isPositive();
   }
@@ -69,6 +67,7 @@ class FirstElectionWindowTest {
   @Test
   void withoutTheWatcherRatisKeepsTheShortWindowAndNeverElects() throws Exception {
     try (Group g = new Group(dir.resolve("unwatched"))) {
+      // Proving an absence: three seconds are thirty first-election rounds.
       Thread.sleep(3_000);
       assertThat(g.leader()).as("a leader while every round waits under %d ms for votes",
           VOTE_DELAY_MS).isNull();
