@@ -105,9 +105,10 @@ public final class ClientTls {
   }
 
   /**
-   * {@code t}, with a hint added when a plaintext client's connection was closed before any
-   * answer: what a server that requires TLS does to it. Still a gRPC failure, so it is retried
-   * as any unreachable server is (a server going down closes connections too).
+   * {@code t}, with a hint added when a plaintext client's connection was closed or reset by the
+   * server before any answer: what a server that requires TLS does to it (which of the two the
+   * client sees depends on timing). A refused connection gets no hint. Still a gRPC failure, so
+   * it is retried as any unreachable server is (a server going down closes connections too).
    *
    * @param tls the client's TLS, or null when it runs plaintext
    * @param t what the call failed with
@@ -115,13 +116,34 @@ public final class ClientTls {
    */
   static Throwable hintIfPlaintextRefused(ClientTls tls, Throwable t) {
     Status s = Status.fromThrowable(t);
-    if (tls != null || s.getCode() != Status.Code.UNAVAILABLE || s.getDescription() == null
-        || !s.getDescription().startsWith(CLOSED)) {
+    if (tls != null || s.getCode() != Status.Code.UNAVAILABLE
+        || !(closedEarly(s) || resetByPeer(t))) {
       return t;
     }
     return Status.UNAVAILABLE.withDescription(s.getDescription() + " (a server that requires "
         + "TLS closes plaintext connections: if the cluster runs --rpc_encryption, build the "
         + "client with trustedCaFile)").withCause(t).asRuntimeException();
+  }
+
+  private static boolean closedEarly(Status s) {
+    return s.getDescription() != null && s.getDescription().startsWith(CLOSED);
+  }
+
+  /**
+   * A connection that was made and then broken by the other side ("Connection reset", "Broken
+   * pipe"): an I/O error among the causes that is not one of failing to connect at all.
+   */
+  private static boolean resetByPeer(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.net.ConnectException || c instanceof java.net.NoRouteToHostException
+          || c instanceof java.net.UnknownHostException) {
+        return false;
+      }
+      if (c instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

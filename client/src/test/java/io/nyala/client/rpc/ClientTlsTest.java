@@ -71,6 +71,20 @@ class ClientTlsTest {
         .hasMessageContaining("requires TLS").hasMessageContaining("trustedCaFile");
     Throwable refused = Status.UNAVAILABLE.withDescription("io exception").asRuntimeException();
     assertThat(ClientTls.hintIfPlaintextRefused(null, refused)).isSameAs(refused);
+    Throwable connectRefused = Status.UNAVAILABLE.withDescription("io exception")
+        .withCause(new java.net.ConnectException("Connection refused")).asRuntimeException();
+    assertThat(ClientTls.hintIfPlaintextRefused(null, connectRefused)).isSameAs(connectRefused);
+  }
+
+  @Test
+  void plaintextConnectionResetByATlsServerGetsTheHint() {
+    Throwable reset = Status.UNAVAILABLE.withDescription("io exception")
+        .withCause(new java.io.IOException("Connection reset by peer")).asRuntimeException();
+    TransportException e = TransportException.of(SERVER,
+        ClientTls.hintIfPlaintextRefused(null, reset));
+    assertThat(e.isRetriable()).isTrue();
+    assertThat(e).hasMessageContaining("unreachable: io exception")
+        .hasMessageContaining("trustedCaFile");
   }
 
   @Test
