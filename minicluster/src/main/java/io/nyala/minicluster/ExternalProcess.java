@@ -33,12 +33,17 @@ final class ExternalProcess {
     }, "minicluster-child-reaper"));
   }
 
+  /** How long a stop waits for the copy of an ended process's last output into its log. */
+  private static final long PUMP_DRAIN_MS = 30_000;
+
   private final String name;
   private final Process process;
+  private final Thread pump;
 
-  private ExternalProcess(String name, Process process) {
+  private ExternalProcess(String name, Process process, Thread pump) {
     this.name = name;
     this.process = process;
+    this.pump = pump;
   }
 
   static ExternalProcess start(String name, String role, List<String> flags, Path logFile,
@@ -66,7 +71,7 @@ final class ExternalProcess {
     Thread pump = new Thread(() -> pump(name, p.getInputStream(), logFile), name + "-output");
     pump.setDaemon(true);
     pump.start();
-    return new ExternalProcess(name, p);
+    return new ExternalProcess(name, p, pump);
   }
 
   private static void pump(String name, InputStream in, Path logFile) {
@@ -99,18 +104,37 @@ final class ExternalProcess {
         : OptionalInt.of(process.exitValue());
   }
 
-  /** SIGKILL, and wait for the process to be gone. */
+  /** SIGKILL, and wait for the process to be gone and its output copied. */
   void kill() {
     process.destroyForcibly();
-    waitFor(30);
+    if (waitFor(30)) {
+      awaitOutputCopied();
+    }
   }
 
-  /** SIGTERM (the server's shutdown hook stops it cleanly); SIGKILL if it hangs. */
+  /**
+   * SIGTERM (the server's shutdown hook stops it cleanly); SIGKILL if it hangs. Returns once the
+   * process is gone and its last output is in its log file.
+   */
   void stop() {
     resume(); // a stopped process cannot handle SIGTERM
     process.destroy();
     if (!waitFor(30)) {
       kill();
+      return;
+    }
+    awaitOutputCopied();
+  }
+
+  /**
+   * Waits for the output thread to reach the end of an ended process's output: on a loaded box
+   * it can take seconds to copy the last lines, and a cluster's leak check counts the thread.
+   */
+  private void awaitOutputCopied() {
+    try {
+      pump.join(PUMP_DRAIN_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
