@@ -107,7 +107,8 @@ final class TableCreateCommand implements Callable<Integer> {
     }
     List<ColumnSchema> keys = new ArrayList<>();
     List<ColumnSchema> others = new ArrayList<>();
-    String[] parts = spec.split(",", -1);
+    // Commas inside a type's parentheses (decimal(10,2)) do not split columns.
+    String[] parts = spec.split(",(?![^(]*\\))", -1);
     for (int i = 0; i < parts.length; i++) {
       String part = parts[i].trim();
       if (part.isEmpty()) {
@@ -134,6 +135,8 @@ final class TableCreateCommand implements Callable<Integer> {
       throw NyalaException.invalidArgument("%s column '%s': expected name:type [key] [null]",
           SCHEMA, part);
     }
+    ColumnSchema.Builder b = ColumnTypes.column(SCHEMA + " column", part, nameType[0],
+        nameType[1]);
     Type type = ColumnTypes.parse(SCHEMA + " column", part, nameType[1]);
     boolean key = false;
     boolean nullable = false;
@@ -153,7 +156,7 @@ final class TableCreateCommand implements Callable<Integer> {
       throw NyalaException.invalidArgument("%s column '%s': a %s column cannot be a key "
           + "column", SCHEMA, part, nameType[1]);
     }
-    return ColumnSchema.builder(nameType[0], type).key(key).nullable(nullable).build();
+    return b.key(key).nullable(nullable).build();
   }
 
   /**
