@@ -79,7 +79,8 @@ public record ColumnSchema(String name, Type type, boolean key, boolean nullable
   /**
    * Converts a predicate literal to this column's type: like {@link #checkValue}, but a
    * literal may lie outside the column's range (a VARCHAR longer than its length, a DECIMAL
-   * with more digits); a DECIMAL's must still have no more digits after the point.
+   * with more digits); a DECIMAL's must still have no more digits after the point, and at
+   * most 38 in all at the column's scale.
    *
    * @param v a non-null literal
    * @return the literal as compared with the column's values
@@ -87,7 +88,17 @@ public record ColumnSchema(String name, Type type, boolean key, boolean nullable
    */
   public Object checkLiteral(Object v) {
     Object c = type.coerce(name, v);
-    return type == Type.DECIMAL ? typeAttributes.rescale(name, (BigDecimal) c) : c;
+    if (type != Type.DECIMAL) {
+      return c;
+    }
+    BigDecimal d = typeAttributes.rescale(name, (BigDecimal) c);
+    if (d.precision() > ColumnTypeAttributes.MAX_DECIMAL_PRECISION) {
+      // Beyond 38 digits the unscaled value would not fit the 128 bits of a key.
+      throw NyalaException.invalidArgument("literal %s for column '%s' has more than %d digits"
+          + " at scale %d", d.toPlainString(), name, ColumnTypeAttributes.MAX_DECIMAL_PRECISION,
+          d.scale());
+    }
+    return d;
   }
 
   /**

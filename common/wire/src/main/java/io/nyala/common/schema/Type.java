@@ -204,7 +204,13 @@ public enum Type {
       case TIMESTAMP -> Timestamps.toMicros(column, (Instant) v);
       case DECIMAL -> {
         BigDecimal d = (BigDecimal) v;
-        if (d.precision() > ColumnTypeAttributes.MAX_DECIMAL_PRECISION) {
+        int max = ColumnTypeAttributes.MAX_DECIMAL_PRECISION;
+        // Checked first: rescaling or printing 1E-999999999 would cost a server its memory.
+        if (d.scale() < -max || d.scale() > max) {
+          throw NyalaException.invalidArgument("value %s for column '%s' has scale %d; DECIMAL"
+              + " takes -%d..%d", d, column, d.scale(), max, max);
+        }
+        if (d.precision() > max) {
           throw NyalaException.invalidArgument("value %s for column '%s' has %d digits; DECIMAL"
               + " holds at most %d", d.toPlainString(), column, d.precision(),
               ColumnTypeAttributes.MAX_DECIMAL_PRECISION);

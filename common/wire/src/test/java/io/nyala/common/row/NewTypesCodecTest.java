@@ -3,7 +3,10 @@ package io.nyala.common.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nyala.common.proto.ColumnPredicatePB;
+import io.nyala.common.proto.PredicateOpPB;
 import io.nyala.common.proto.RowOperationsPB;
+import io.nyala.common.proto.ValuePB;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
@@ -158,6 +161,18 @@ class NewTypesCodecTest {
     assertThat(dec.inValues()).containsExactly(new BigDecimal("2.00"), new BigDecimal("3.00"));
     assertRejected(() -> ColumnPredicate.comparison("amount", ColumnPredicate.Op.EQUAL,
         new BigDecimal("0.001")).bind(SCHEMA), "has scale 3; DECIMAL(10,2)");
+    assertRejected(() -> ColumnPredicate.comparison("amount", ColumnPredicate.Op.LESS,
+        new BigDecimal("1E37")).bind(SCHEMA), "for column 'amount' has more than 38 digits");
+    // A literal from the wire that would take a server's memory to rescale is refused first.
+    ColumnPredicatePB huge = ColumnPredicatePB.newBuilder().setColumn("amount")
+        .setOp(PredicateOpPB.LESS).setValue(ValuePB.newBuilder().setStringValue("1E-999999999"))
+        .build();
+    assertRejected(() -> ColumnPredicate.fromPb(SCHEMA, huge),
+        "value 1E-999999999 for column 'amount' has scale 999999999; DECIMAL takes -38..38");
+    // Outside the column's range but within 38 digits: a valid bound for a comparison.
+    assertThat(ColumnPredicate.comparison("amount", ColumnPredicate.Op.LESS,
+        new BigDecimal("1E30")).bind(SCHEMA).test(Type.DECIMAL, new BigDecimal("99.99")))
+        .isTrue();
   }
 
   private static void assertRejected(Supplier<?> call, String message) {
