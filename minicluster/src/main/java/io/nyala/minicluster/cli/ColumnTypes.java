@@ -71,9 +71,13 @@ final class ColumnTypes {
             : type == Type.VARCHAR ? "(length), e.g. varchar(20)" : "no parameters");
   }
 
-  /** The valid type names, lower case, comma-separated, in {@link Type}'s order. */
+  /**
+   * The valid type names, lower case, comma-separated, in {@link Type}'s order, with the
+   * parameters DECIMAL and VARCHAR take.
+   */
   static String valid() {
-    return Arrays.stream(Type.values()).map(t -> t.name().toLowerCase(Locale.ROOT))
+    return Arrays.stream(Type.values()).map(t -> t.name().toLowerCase(Locale.ROOT)
+        + (t == Type.DECIMAL ? "(p,s)" : t == Type.VARCHAR ? "(n)" : ""))
         .collect(Collectors.joining(", "));
   }
 }

@@ -50,7 +50,8 @@ final class TableCreateCommand implements Callable<Integer> {
 
   @Option(names = SCHEMA, required = true, paramLabel = "SPEC",
       description = "Columns: 'name:type [key] [null], ...'; types: int8, int16, int32, int64, "
-          + "bool, float, double, string, binary, unixtime_micros.")
+          + "bool, float, double, string, binary, unixtime_micros, decimal(p,s), date, "
+          + "varchar(n), timestamp.")
   String schemaSpec;
 
   @Option(names = "--hash-buckets", defaultValue = "2",
@@ -129,7 +130,8 @@ final class TableCreateCommand implements Callable<Integer> {
 
   /** One column of the spec: {@code name:type} and then {@code key} and/or {@code null}. */
   private static ColumnSchema column(String part) {
-    String[] words = part.split("\\s+");
+    // Spaces inside a type's parentheses (decimal(10, 2)) do not separate words.
+    String[] words = part.replaceAll("\\s+(?=[^(]*\\))", "").split("\\s+");
     String[] nameType = words[0].split(":", -1);
     if (nameType.length != 2 || nameType[0].isEmpty() || nameType[1].isEmpty()) {
       throw NyalaException.invalidArgument("%s column '%s': expected name:type [key] [null]",
