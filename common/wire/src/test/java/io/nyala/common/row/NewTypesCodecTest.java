@@ -43,7 +43,8 @@ class NewTypesCodecTest {
   @Test
   void rowOperationsRoundTripNegativeDecimalsOldDatesAndMicros() {
     PartialRow r = row(LocalDate.of(1900, 2, 28), "-12345678.90", "héllo")
-        .addTimestamp("ts", TS).addDecimal("big", new BigDecimal("-123456789012345678901234567.89"));
+        .addTimestamp("ts", TS)
+        .addDecimal("big", new BigDecimal("-123456789012345678901234567.89"));
     RowOperationsPB pb = RowOperations.encode(SCHEMA,
         List.of(new RowOperations.Op(RowOpType.INSERT, r)));
     PartialRow back = RowOperations.decode(SCHEMA, pb).get(0).row();
