@@ -50,7 +50,8 @@ class NewTypesPruningTest {
         ColumnPredicate.comparison("day", Op.GREATER, JAN1));
     assertThat(after.excludes(dec)).isTrue();
     assertThat(after.excludes(jan)).isFalse();
-    RangePruning in = prune(rs, ColumnPredicate.inList("day", List.of(JAN1.plusDays(1), JAN1.plusDays(3))));
+    RangePruning in = prune(rs,
+        ColumnPredicate.inList("day", List.of(JAN1.plusDays(1), JAN1.plusDays(3))));
     assertThat(in.excludes(dec)).isTrue();
     assertThat(in.excludes(jan)).isFalse();
   }
