@@ -41,7 +41,7 @@ final class RangePruning {
     }
     ColumnSchema c = rs.columnSchemas().get(0);
     Type t = c.type();
-    if (!t.isInteger() && rs.columns().size() > 1) {
+    if (t.fixedSize() < 0 && rs.columns().size() > 1) {
       return ALL;
     }
     byte[] lower = null;
@@ -57,7 +57,7 @@ final class RangePruning {
         }
         case GREATER_EQUAL -> lower = max(lower, enc(c, p.value()));
         // Fixed width: the next prefix; a sole string column: the next string.
-        case GREATER -> lower = max(lower, t.isInteger() ? prefixSuccessor(enc(c, p.value()))
+        case GREATER -> lower = max(lower, t.fixedSize() > 0 ? prefixSuccessor(enc(c, p.value()))
             : Arrays.copyOf(enc(c, p.value()), enc(c, p.value()).length + 1));
         case LESS -> upper = min(upper, enc(c, p.value()));
         case LESS_EQUAL -> upper = min(upper, prefixSuccessor(enc(c, p.value())));

@@ -4,6 +4,9 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.Arrays;
 
 /**
@@ -215,6 +218,70 @@ public final class RowResult {
   public byte[] getBinary(int index) {
     byte[] b = (byte[]) value(index, false, Type.BINARY);
     return b == null ? null : b.clone();
+  }
+
+  /**
+   * @param column a DECIMAL column
+   * @return its value at the column's scale, or null
+   */
+  public BigDecimal getDecimal(String column) {
+    return getDecimal(getColumnIndex(column));
+  }
+
+  /**
+   * @param index position of a DECIMAL column
+   * @return its value at the column's scale, or null
+   */
+  public BigDecimal getDecimal(int index) {
+    return (BigDecimal) value(index, false, Type.DECIMAL);
+  }
+
+  /**
+   * @param column a DATE column
+   * @return its value, or null
+   */
+  public LocalDate getDate(String column) {
+    return getDate(getColumnIndex(column));
+  }
+
+  /**
+   * @param index position of a DATE column
+   * @return its value, or null
+   */
+  public LocalDate getDate(int index) {
+    return (LocalDate) value(index, false, Type.DATE);
+  }
+
+  /**
+   * @param column a VARCHAR column
+   * @return its value, or null
+   */
+  public String getVarchar(String column) {
+    return getVarchar(getColumnIndex(column));
+  }
+
+  /**
+   * @param index position of a VARCHAR column
+   * @return its value, or null
+   */
+  public String getVarchar(int index) {
+    return (String) value(index, false, Type.VARCHAR);
+  }
+
+  /**
+   * @param column a TIMESTAMP column
+   * @return its value (whole microseconds, UTC), or null
+   */
+  public Instant getTimestamp(String column) {
+    return getTimestamp(getColumnIndex(column));
+  }
+
+  /**
+   * @param index position of a TIMESTAMP column
+   * @return its value (whole microseconds, UTC), or null
+   */
+  public Instant getTimestamp(int index) {
+    return (Instant) value(index, false, Type.TIMESTAMP);
   }
 
   /**

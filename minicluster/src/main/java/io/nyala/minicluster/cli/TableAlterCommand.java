@@ -69,10 +69,11 @@ final class TableAlterCommand implements Callable<Integer> {
           spec);
     }
     Type type = ColumnTypes.parse("--add-column", spec, p[1]);
+    ColumnSchema.Builder b = ColumnTypes.column("--add-column", spec, p[0], p[1]);
     if (p.length == 2) {
-      return ColumnSchema.builder(p[0], type).nullable(true).build();
+      return b.nullable(true).build();
     }
-    return ColumnSchema.builder(p[0], type).nullable(false)
+    return b.nullable(false)
         .defaultValue(parse(spec, type, p[2])).build();
   }
 
@@ -84,9 +85,12 @@ final class TableAlterCommand implements Callable<Integer> {
         case FLOAT -> Float.parseFloat(v);
         case DOUBLE -> Double.parseDouble(v);
         case BINARY -> v.getBytes(StandardCharsets.UTF_8);
+        case DECIMAL -> new java.math.BigDecimal(v);
+        case DATE -> java.time.LocalDate.parse(v);
+        case TIMESTAMP -> java.time.Instant.parse(v);
         default -> v;
       };
-    } catch (NumberFormatException e) {
+    } catch (NumberFormatException | java.time.format.DateTimeParseException e) {
       throw NyalaException.invalidArgument("--add-column '%s': default '%s' is not a %s", spec,
           v, type);
     }

@@ -7,6 +7,7 @@ import io.nyala.client.RowResult;
 import io.nyala.client.RowResultIterator;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -122,7 +123,8 @@ final class TableCommand implements Runnable {
                 out.append('\t');
               }
               Object v = r.isNull(i) ? "NULL" : r.getObject(i);
-              out.append(v instanceof byte[] bs ? Arrays.toString(bs) : String.valueOf(v));
+              out.append(v instanceof byte[] bs ? Arrays.toString(bs)
+                  : v instanceof BigDecimal d ? d.toPlainString() : String.valueOf(v));
             }
             out.append('\n');
             n++;

@@ -50,7 +50,8 @@ final class TableCreateCommand implements Callable<Integer> {
 
   @Option(names = SCHEMA, required = true, paramLabel = "SPEC",
       description = "Columns: 'name:type [key] [null], ...'; types: int8, int16, int32, int64, "
-          + "bool, float, double, string, binary, unixtime_micros.")
+          + "bool, float, double, string, binary, unixtime_micros, decimal(p,s), date, "
+          + "varchar(n), timestamp.")
   String schemaSpec;
 
   @Option(names = "--hash-buckets", defaultValue = "2",
@@ -107,7 +108,8 @@ final class TableCreateCommand implements Callable<Integer> {
     }
     List<ColumnSchema> keys = new ArrayList<>();
     List<ColumnSchema> others = new ArrayList<>();
-    String[] parts = spec.split(",", -1);
+    // Commas inside a type's parentheses (decimal(10,2)) do not split columns.
+    String[] parts = spec.split(",(?![^(]*\\))", -1);
     for (int i = 0; i < parts.length; i++) {
       String part = parts[i].trim();
       if (part.isEmpty()) {
@@ -128,12 +130,15 @@ final class TableCreateCommand implements Callable<Integer> {
 
   /** One column of the spec: {@code name:type} and then {@code key} and/or {@code null}. */
   private static ColumnSchema column(String part) {
-    String[] words = part.split("\\s+");
+    // Spaces inside a type's parentheses (decimal(10, 2)) do not separate words.
+    String[] words = part.replaceAll("\\s+(?=[^(]*\\))", "").split("\\s+");
     String[] nameType = words[0].split(":", -1);
     if (nameType.length != 2 || nameType[0].isEmpty() || nameType[1].isEmpty()) {
       throw NyalaException.invalidArgument("%s column '%s': expected name:type [key] [null]",
           SCHEMA, part);
     }
+    ColumnSchema.Builder b = ColumnTypes.column(SCHEMA + " column", part, nameType[0],
+        nameType[1]);
     Type type = ColumnTypes.parse(SCHEMA + " column", part, nameType[1]);
     boolean key = false;
     boolean nullable = false;
@@ -153,7 +158,7 @@ final class TableCreateCommand implements Callable<Integer> {
       throw NyalaException.invalidArgument("%s column '%s': a %s column cannot be a key "
           + "column", SCHEMA, part, nameType[1]);
     }
-    return ColumnSchema.builder(nameType[0], type).key(key).nullable(nullable).build();
+    return b.key(key).nullable(nullable).build();
   }
 
   /**

@@ -24,7 +24,6 @@ import io.nyala.master.MasterServer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -90,7 +89,7 @@ final class TableDescribeCommand implements Callable<Integer> {
     cols.add(new String[] {"NAME", "TYPE", "KEY", "NULLABLE", "DEFAULT"});
     for (ColumnSchema c : t.getSchema().columns()) {
       Object d = c.defaultValue();
-      cols.add(new String[] {c.name(), c.type().name().toLowerCase(Locale.ROOT),
+      cols.add(new String[] {c.name(), c.typeName(),
           c.key() ? "key" : "-", c.nullable() ? "null" : "not null",
           d == null ? "-" : d instanceof byte[] bs ? Arrays.toString(bs) : String.valueOf(d)});
     }

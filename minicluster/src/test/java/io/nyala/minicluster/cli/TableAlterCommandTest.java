@@ -34,7 +34,9 @@ class TableAlterCommandTest {
   @Test
   void badSpecsNameTheProblem() {
     assertInvalid("x:nope", "unknown type 'nope' (valid types: int8, int16, int32, int64, bool, "
-        + "float, double, string, binary, unixtime_micros)");
+        + "float, double, string, binary, unixtime_micros, decimal(p,s), date, varchar(n), "
+        + "timestamp)");
+    assertInvalid("x:varchar(a)", "type 'varchar(a)' takes (length), e.g. varchar(20)");
     assertInvalid("d:int32:abc", "'abc' is not a INT32");
     assertInvalid("justname", "name:type[:default]");
   }

@@ -159,17 +159,16 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
    */
   public ColumnPredicate bind(Schema schema) {
     ColumnSchema c = schema.column(column);
-    Type t = c.type();
     return switch (op) {
       case IS_NULL, IS_NOT_NULL -> this;
       case IN_LIST -> {
         List<Object> vs = new ArrayList<>(inValues.size());
         for (Object v : inValues) {
-          vs.add(t.coerce(column, v));
+          vs.add(c.checkLiteral(v));
         }
         yield new ColumnPredicate(column, op, null, vs);
       }
-      default -> new ColumnPredicate(column, op, t.coerce(column, value), List.of());
+      default -> new ColumnPredicate(column, op, c.checkLiteral(value), List.of());
     };
   }
 
@@ -217,14 +216,15 @@ public record ColumnPredicate(String column, Op op, Object value, List<Object> i
    */
   @InternalApi
   public ColumnPredicatePB toPb(Schema schema) {
-    Type t = schema.column(column).type();
+    ColumnSchema c = schema.column(column);
+    Type t = c.type();
     ColumnPredicatePB.Builder b = ColumnPredicatePB.newBuilder()
         .setColumn(column).setOp(PredicateOpPB.valueOf(op.name()));
     if (value != null) {
-      b.setValue(t.toValuePb(t.coerce(column, value)));
+      b.setValue(t.toValuePb(c.checkLiteral(value)));
     }
     for (Object v : inValues) {
-      b.addInValues(t.toValuePb(t.coerce(column, v)));
+      b.addInValues(t.toValuePb(c.checkLiteral(v)));
     }
     return b.build();
   }

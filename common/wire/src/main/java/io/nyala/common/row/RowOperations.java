@@ -3,6 +3,7 @@ package io.nyala.common.row;
 import io.nyala.common.InternalApi;
 import io.nyala.common.StatusCode;
 import io.nyala.common.proto.RowOperationsPB;
+import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
@@ -93,7 +94,7 @@ public final class RowOperations {
         if ((setBm[i / 8] & (1 << (i & 7))) != 0) {
           set.set(i);
           if ((nullBm[i / 8] & (1 << (i & 7))) == 0) {
-            values[i] = ValueCodec.read(r, schema.column(i).type());
+            values[i] = checked(schema.column(i), ValueCodec.read(r, schema.column(i).type()));
           }
         }
       }
@@ -103,6 +104,18 @@ public final class RowOperations {
       throw r.bad("row operations say %d rows but hold %d", pb.getCount(), out.size());
     }
     return out;
+  }
+
+  /**
+   * A value of a type with limits beyond its encoding (a DECIMAL's precision and scale, a
+   * VARCHAR's length, DATE's years) checked as the client's row was: a server never takes a
+   * value its client library would have refused.
+   */
+  private static Object checked(ColumnSchema c, Object v) {
+    return switch (c.type()) {
+      case DECIMAL, VARCHAR, DATE -> c.checkValue(v);
+      default -> v;
+    };
   }
 
   private static RowOpType opType(ByteReader r) {

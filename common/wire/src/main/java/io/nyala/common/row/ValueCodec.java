@@ -1,11 +1,18 @@
 package io.nyala.common.row;
 
 import io.nyala.common.InternalApi;
+import io.nyala.common.schema.Timestamps;
 import io.nyala.common.schema.Type;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.time.LocalDate;
 
 /**
  * Encodes single column values for the row formats and the tserver's column pages (not
- * order-preserving; see KeyEncoder). Changing it changes those on-disk formats too.
+ * order-preserving; see KeyEncoder). Changing it changes those on-disk formats too. A DECIMAL is
+ * its scale (one byte) and its unscaled value in 16 bytes, so that a value reads back without
+ * its column (docs/architecture.md, "Column types").
  */
 @InternalApi
 public final class ValueCodec {
@@ -27,8 +34,15 @@ public final class ValueCodec {
       case BOOL -> w.writeByte(((Boolean) v) ? 1 : 0);
       case FLOAT -> w.writeInt(Float.floatToRawIntBits((Float) v));
       case DOUBLE -> w.writeLong(Double.doubleToRawLongBits((Double) v));
-      case STRING -> w.writeString((String) v);
+      case STRING, VARCHAR -> w.writeString((String) v);
       case BINARY -> w.writeLengthPrefixed((byte[]) v);
+      case DECIMAL -> {
+        BigDecimal d = (BigDecimal) v;
+        w.writeByte(d.scale());
+        w.writeBytes(Decimals.toBytes128(d.unscaledValue()));
+      }
+      case DATE -> w.writeInt(Math.toIntExact(((LocalDate) v).toEpochDay()));
+      case TIMESTAMP -> w.writeLong(Timestamps.toMicros("", (Instant) v));
       default -> throw new AssertionError(t);
     }
   }
@@ -42,7 +56,7 @@ public final class ValueCodec {
    */
   public static int encodedSize(Type t, Object v) {
     return switch (t) {
-      case STRING -> 4 + utf8Length((String) v);
+      case STRING, VARCHAR -> 4 + utf8Length((String) v);
       case BINARY -> 4 + ((byte[]) v).length;
       default -> t.fixedSize();
     };
@@ -83,8 +97,14 @@ public final class ValueCodec {
       case BOOL -> r.readByte() != 0;
       case FLOAT -> Float.intBitsToFloat(r.readInt());
       case DOUBLE -> Double.longBitsToDouble(r.readLong());
-      case STRING -> r.readString();
+      case STRING, VARCHAR -> r.readString();
       case BINARY -> r.readLengthPrefixed();
+      case DECIMAL -> {
+        int scale = r.readByte();
+        yield new BigDecimal(new BigInteger(r.readBytes(16)), scale);
+      }
+      case DATE -> LocalDate.ofEpochDay(r.readInt());
+      case TIMESTAMP -> Timestamps.fromMicros(r.readLong());
     };
   }
 }

@@ -2,6 +2,9 @@ package io.nyala.common.schema;
 
 import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.BitSet;
 
@@ -187,6 +190,55 @@ public final class PartialRow {
   }
 
   /**
+   * Sets a DECIMAL column; a value with fewer digits after the point is padded with zeros.
+   *
+   * @param column the column's name
+   * @param v the value, or null to set the column to null
+   * @return this row
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column and the value if
+   *     it is of another type, or the value needs rounding or has too many digits
+   */
+  public PartialRow addDecimal(String column, BigDecimal v) {
+    return v == null ? setNull(column) : put(column, Type.DECIMAL, v);
+  }
+
+  /**
+   * Sets a DATE column (0001-01-01 to 9999-12-31).
+   *
+   * @param column the column's name
+   * @param v the date, or null to set the column to null
+   * @return this row
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column if it does not fit
+   */
+  public PartialRow addDate(String column, LocalDate v) {
+    return v == null ? setNull(column) : put(column, Type.DATE, v);
+  }
+
+  /**
+   * Sets a VARCHAR column; a value longer than the column's length is rejected, not truncated.
+   *
+   * @param column the column's name
+   * @param v the value, or null to set the column to null
+   * @return this row
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column if it does not fit
+   */
+  public PartialRow addVarchar(String column, String v) {
+    return v == null ? setNull(column) : put(column, Type.VARCHAR, v);
+  }
+
+  /**
+   * Sets a TIMESTAMP column, in whole microseconds.
+   *
+   * @param column the column's name
+   * @param v the instant, or null to set the column to null
+   * @return this row
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT naming the column if it does not fit
+   */
+  public PartialRow addTimestamp(String column, Instant v) {
+    return v == null ? setNull(column) : put(column, Type.TIMESTAMP, v);
+  }
+
+  /**
    * Sets any column from a Java value of its type (integers are range-checked and narrowed).
    *
    * @param column the column's name
@@ -200,7 +252,7 @@ public final class PartialRow {
     if (v == null) {
       return setNull(column);
     }
-    return set(i, schema.column(i).type().coerce(column, v));
+    return set(i, schema.column(i).checkValue(v));
   }
 
   /**
@@ -226,12 +278,12 @@ public final class PartialRow {
 
   private PartialRow put(String column, Type given, Object v) {
     int i = schema.columnIndex(column);
-    Type t = schema.column(i).type();
-    if (t != given) {
+    ColumnSchema c = schema.column(i);
+    if (c.type() != given) {
       throw NyalaException.invalidArgument(
-          "column '%s' is of type %s, not %s", column, t, given);
+          "column '%s' is of type %s, not %s", column, c.type(), given);
     }
-    return set(i, v);
+    return set(i, c.checkValue(v));
   }
 
   private PartialRow set(int i, Object v) {

@@ -190,7 +190,7 @@ public final class Schema {
       ColumnSchema c = column(n);
       // A projection is a row shape, not a table: key flags matter only for ordering there.
       out.add(new ColumnSchema(c.name(), c.type(), false, c.nullable() || c.key(),
-          c.defaultValue(), c.id()));
+          c.defaultValue(), c.id(), c.typeAttributes()));
     }
     return new Schema(out, version);
   }

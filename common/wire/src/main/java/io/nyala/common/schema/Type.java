@@ -4,6 +4,9 @@ import io.nyala.common.InternalApi;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.DataTypePB;
 import io.nyala.common.proto.ValuePB;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.Arrays;
 
 /** Column data types and how their Java values are checked, compared and put on the wire. */
@@ -27,7 +30,24 @@ public enum Type {
   /** Bytes, as a {@code byte[]}; compared unsigned lexicographically. */
   BINARY(DataTypePB.BINARY, byte[].class, -1),
   /** Microseconds since the Unix epoch, as a long. */
-  UNIXTIME_MICROS(DataTypePB.UNIXTIME_MICROS, Long.class, 8);
+  UNIXTIME_MICROS(DataTypePB.UNIXTIME_MICROS, Long.class, 8),
+  /**
+   * A fixed-point number, as a {@link BigDecimal} at the column's scale; the column's
+   * {@link ColumnTypeAttributes} give precision (1-38) and scale. Stored as its scale (1 byte)
+   * and its unscaled value as a 128-bit two's-complement integer.
+   */
+  DECIMAL(DataTypePB.DECIMAL, BigDecimal.class, 17),
+  /** A calendar date from 0001-01-01 to 9999-12-31, as a {@link LocalDate}; int32 days. */
+  DATE(DataTypePB.DATE, LocalDate.class, 4),
+  /** UTF-8 text of at most the column's length in characters, as a {@link String}. */
+  VARCHAR(DataTypePB.VARCHAR, String.class, -1),
+  /** An instant in UTC with microsecond precision, as an {@link Instant}; int64 micros. */
+  TIMESTAMP(DataTypePB.TIMESTAMP, Instant.class, 8);
+
+  /** The earliest DATE value. */
+  static final LocalDate MIN_DATE = LocalDate.of(1, 1, 1);
+  /** The latest DATE value. */
+  static final LocalDate MAX_DATE = LocalDate.of(9999, 12, 31);
 
   private final DataTypePB pb;
   private final Class<?> javaClass;
@@ -117,6 +137,9 @@ public enum Type {
     if (this == BINARY) {
       return Arrays.equals((byte[]) a, (byte[]) b);
     }
+    if (this == DECIMAL) {
+      return ((BigDecimal) a).compareTo((BigDecimal) b) == 0;
+    }
     return a.equals(b);
   }
 
@@ -130,7 +153,11 @@ public enum Type {
    */
   public Object coerce(String column, Object v) {
     if (accepts(v)) {
-      return v;
+      return checkRange(column, v);
+    }
+    if (this == DECIMAL && (v instanceof Long || v instanceof Integer || v instanceof Short
+        || v instanceof Byte)) {
+      return checkRange(column, BigDecimal.valueOf(((Number) v).longValue()));
     }
     if (v instanceof Number n && isInteger() && (v instanceof Long || v instanceof Integer
         || v instanceof Short || v instanceof Byte)) {
@@ -164,6 +191,36 @@ public enum Type {
         "column '%s' is of type %s, not %s", column, this, describe(v));
   }
 
+  /** A value of this type checked against the type's own range, whatever the column. */
+  private Object checkRange(String column, Object v) {
+    switch (this) {
+      case DATE -> {
+        LocalDate d = (LocalDate) v;
+        if (d.isBefore(MIN_DATE) || d.isAfter(MAX_DATE)) {
+          throw NyalaException.invalidArgument("date %s for column '%s' is not in %s..%s", d,
+              column, MIN_DATE, MAX_DATE);
+        }
+      }
+      case TIMESTAMP -> Timestamps.toMicros(column, (Instant) v);
+      case DECIMAL -> {
+        BigDecimal d = (BigDecimal) v;
+        int max = ColumnTypeAttributes.MAX_DECIMAL_PRECISION;
+        // Checked first: rescaling or printing 1E-999999999 would cost a server its memory.
+        if (d.scale() < -max || d.scale() > max) {
+          throw NyalaException.invalidArgument("value %s for column '%s' has scale %d; DECIMAL"
+              + " takes -%d..%d", d, column, d.scale(), max, max);
+        }
+        if (d.precision() > max) {
+          throw NyalaException.invalidArgument("value %s for column '%s' has %d digits; DECIMAL"
+              + " holds at most %d", d.toPlainString(), column, d.precision(),
+              ColumnTypeAttributes.MAX_DECIMAL_PRECISION);
+        }
+      }
+      default -> { }
+    }
+    return v;
+  }
+
   /**
    * Whether values of this type are integers (UNIXTIME_MICROS counts).
    *
@@ -182,7 +239,7 @@ public enum Type {
       return "BINARY";
     }
     for (Type t : values()) {
-      if (t != UNIXTIME_MICROS && t.javaClass.isInstance(v)) {
+      if (t != UNIXTIME_MICROS && t != VARCHAR && t.javaClass.isInstance(v)) {
         return t.name();
       }
     }
@@ -203,7 +260,10 @@ public enum Type {
       case BOOL -> b.setBoolValue((Boolean) v);
       case FLOAT -> b.setFloatValue((Float) v);
       case DOUBLE -> b.setDoubleValue((Double) v);
-      case STRING -> b.setStringValue((String) v);
+      case STRING, VARCHAR -> b.setStringValue((String) v);
+      case DECIMAL -> b.setStringValue(((BigDecimal) v).toPlainString());
+      case DATE -> b.setIntValue(((LocalDate) v).toEpochDay());
+      case TIMESTAMP -> b.setIntValue(Timestamps.toMicros("", (Instant) v));
       case BINARY -> b.setBinaryValue(com.google.protobuf.ByteString.copyFrom((byte[]) v));
       default -> throw new AssertionError(this);
     }
@@ -229,6 +289,29 @@ public enum Type {
       case VALUE_NOT_SET -> throw NyalaException.invalidArgument(
           "value for column '%s' is not set", column);
     };
-    return coerce(column, raw);
+    return coerce(column, fromWireForm(column, raw));
+  }
+
+  /** The Java value of a new type's wire form; others pass through as they are. */
+  private Object fromWireForm(String column, Object raw) {
+    if (this == DATE && raw instanceof Long l) {
+      if (l < MIN_DATE.toEpochDay() || l > MAX_DATE.toEpochDay()) {
+        throw NyalaException.invalidArgument(
+            "date of %d days for column '%s' is not in %s..%s", l, column, MIN_DATE, MAX_DATE);
+      }
+      return LocalDate.ofEpochDay(l);
+    }
+    if (this == TIMESTAMP && raw instanceof Long l) {
+      return Timestamps.fromMicros(l);
+    }
+    if (this == DECIMAL && raw instanceof String s) {
+      try {
+        return new BigDecimal(s);
+      } catch (NumberFormatException e) {
+        throw NyalaException.invalidArgument(
+            "value '%s' for DECIMAL column '%s' is not a decimal number", s, column);
+      }
+    }
+    return raw;
   }
 }
