@@ -59,7 +59,10 @@ public final class NyalaScanToken {
     return ReadMode.fromPb(pb.getReadMode());
   }
 
-  /** @return the Raft index a READ_AT_SNAPSHOT token reads its tablet at, else 0 */
+  /**
+   * @return the Raft index a READ_AT_SNAPSHOT token reads its tablet at (0, the tablet's first
+   *     entry, reads nothing); 0 in other read modes
+   */
   public long snapshotIndex() {
     return pb.getSnapIndex();
   }
@@ -140,7 +143,7 @@ public final class NyalaScanToken {
   @Override
   public String toString() {
     return "scan token of tablet " + pb.getTabletId() + " of table '" + pb.getTableName() + "' ("
-        + pb.getTableId() + "), " + readMode() + (pb.getSnapIndex() > 0 ? " at index "
-        + pb.getSnapIndex() : "");
+        + pb.getTableId() + "), " + readMode() + (readMode() == ReadMode.READ_AT_SNAPSHOT
+        ? " at index " + pb.getSnapIndex() : "");
   }
 }

@@ -18,12 +18,12 @@ public record ScanSnapshot(Map<String, Long> indexes) {
   /**
    * Checks and copies the indexes.
    *
-   * @param indexes positive Raft indexes by tablet id
+   * @param indexes Raft indexes by tablet id; 0 is a tablet's first entry, before any write
    */
   public ScanSnapshot {
     for (Map.Entry<String, Long> e : indexes.entrySet()) {
-      if (e.getValue() == null || e.getValue() < 1) {
-        throw NyalaException.invalidArgument("snapshot index of tablet %s must be positive, "
+      if (e.getValue() == null || e.getValue() < 0) {
+        throw NyalaException.invalidArgument("snapshot index of tablet %s must not be negative, "
             + "got %s", e.getKey(), e.getValue());
       }
     }
@@ -34,12 +34,12 @@ public record ScanSnapshot(Map<String, Long> indexes) {
    * The snapshot the tokens of one READ_AT_SNAPSHOT build share.
    *
    * @param tokens scan tokens
-   * @return each token's tablet and index; tokens without a snapshot are left out
+   * @return each READ_AT_SNAPSHOT token's tablet and index
    */
   public static ScanSnapshot of(Collection<NyalaScanToken> tokens) {
     Map<String, Long> m = new HashMap<>();
     for (NyalaScanToken t : tokens) {
-      if (t.snapshotIndex() > 0) {
+      if (t.readMode() == ReadMode.READ_AT_SNAPSHOT) {
         m.put(t.tabletId(), t.snapshotIndex());
       }
     }

@@ -83,6 +83,11 @@ final class TabletScan {
         return CompletableFuture.failedFuture(NyalaException.invalidArgument("the scan's "
             + "snapshot has no index for tablet %s of table '%s'", tablet.id(), table.getName()));
       }
+      if (s == 0) {
+        // Index 0 is a tablet's first entry, its configuration: nothing was written by then.
+        hasMore = false;
+        return CompletableFuture.completedFuture(RowResultIterator.empty());
+      }
       snap = s;
     }
     return start(spec.startKey(), spec.readMode().toPb(), snap, limit, deadline);

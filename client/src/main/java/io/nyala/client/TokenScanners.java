@@ -54,7 +54,7 @@ final class TokenScanners {
     List<String> projected = List.copyOf(pb.getProjectedColumnsList());
     String tablet = pb.getTabletId();
     ReadMode mode = ReadMode.fromPb(pb.getReadMode());
-    Map<String, Long> snapshot = mode == ReadMode.READ_AT_SNAPSHOT && pb.getSnapIndex() > 0
+    Map<String, Long> snapshot = mode == ReadMode.READ_AT_SNAPSHOT
         ? Map.of(tablet, pb.getSnapIndex()) : Map.of();
     Map<String, Long> minApplied = mode == ReadMode.READ_YOUR_WRITES
         ? Map.of(tablet, pb.getMinAppliedIndex()) : Map.of();
