@@ -43,6 +43,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
   private final ByteString clientId;
   private final AtomicLong nextSeqNo = new AtomicLong(1);
   private final AnsweredWrites answeredWrites = new AnsweredWrites();
+  private final WritePositions writePositions = new WritePositions();
 
   private AsyncNyalaClient(Builder b) {
     this.masterAddresses = List.copyOf(b.masters);
@@ -84,8 +85,6 @@ public final class AsyncNyalaClient implements AutoCloseable {
     return new Builder(List.of(masterAddresses.split(",")));
   }
 
-  // ---- DDL -------------------------------------------------------------------------------
-
   /**
    * Creates a table and waits, within the admin timeout, until the master says all its tablets
    * are created.
@@ -111,6 +110,10 @@ public final class AsyncNyalaClient implements AutoCloseable {
     return ddl.openTable(name);
   }
 
+  CompletableFuture<NyalaTable> openTableById(String id, String name) {
+    return ddl.openTableById(id, name);
+  }
+
   /**
    * Alters a table and waits until every tablet runs the new schema. See
    * {@link NyalaClient#alterTable}.
@@ -124,29 +127,21 @@ public final class AsyncNyalaClient implements AutoCloseable {
   }
 
   /**
-   * Deletes a table and its data.
-   *
-   * @param name the table's name
+   * @param name the name of a table to delete, with its data
    * @return completes when the master has deleted it; fails with NOT_FOUND if absent
    */
   public CompletableFuture<Void> deleteTable(String name) {
     return ddl.deleteTable(name);
   }
 
-  /**
-   * Lists every table's name.
-   *
-   * @return the names, in the master's order
-   */
+  /** @return every table's name, in the master's order */
   public CompletableFuture<List<String>> listTables() {
     return listTables("");
   }
 
   /**
-   * Lists the names of tables whose name contains a string.
-   *
-   * @param nameFilter the substring; empty for all tables
-   * @return the names
+   * @param nameFilter a substring of the names wanted; empty for all tables
+   * @return the names of the tables whose name contains it
    */
   public CompletableFuture<List<String>> listTables(String nameFilter) {
     return listTableInfos(nameFilter).thenApply(infos -> infos.stream().map(TableInfo::name)
@@ -154,26 +149,20 @@ public final class AsyncNyalaClient implements AutoCloseable {
   }
 
   /**
-   * Lists tables with their ids and sizes.
-   *
    * @param nameFilter a substring of the names wanted; empty for all tables
-   * @return one entry per table
+   * @return one entry per table, with its id and size
    */
   public CompletableFuture<List<TableInfo>> listTableInfos(String nameFilter) {
     return ddl.listTableInfos(nameFilter);
   }
 
   /**
-   * Whether a table exists.
-   *
-   * @param name the table's name
-   * @return true if the master knows it
+   * @param name a table's name
+   * @return whether the master knows a table of that name
    */
   public CompletableFuture<Boolean> tableExists(String name) {
     return ddl.tableExists(name);
   }
-
-  // ---- sessions and scanners --------------------------------------------------------------
 
   /**
    * A new session for writing rows, in AUTO_FLUSH_SYNC mode.
@@ -199,7 +188,13 @@ public final class AsyncNyalaClient implements AutoCloseable {
     return new ScannerBuilder(table);
   }
 
-  // ---- accessors ----------------------------------------------------------------------------
+  /**
+   * @param table the table
+   * @return a builder of scan tokens: one serializable scan per tablet ({@link NyalaScanToken})
+   */
+  public NyalaScanTokenBuilder newScanTokenBuilder(NyalaTable table) {
+    return new NyalaScanTokenBuilder(table);
+  }
 
   /** @return the configured master addresses */
   public List<HostPort> getMasterAddresses() {
@@ -241,6 +236,10 @@ public final class AsyncNyalaClient implements AutoCloseable {
 
   AnsweredWrites answeredWrites() {
     return answeredWrites;
+  }
+
+  WritePositions writePositions() {
+    return writePositions;
   }
 
   Transport transport() {

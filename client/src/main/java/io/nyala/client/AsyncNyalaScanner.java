@@ -3,6 +3,7 @@ package io.nyala.client;
 import io.nyala.client.locations.RemoteTablet;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.common.NyalaException;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,7 +19,7 @@ public final class AsyncNyalaScanner {
   private final ScanSpec spec;
   private final PartitionPruner pruner;
   /** Start of the next tablet to scan; null when every tablet has been reached. */
-  private byte[] nextPartitionKey = new byte[0];
+  private byte[] nextPartitionKey;
   private TabletScan current;
   private long rowsReturned;
   private int tabletsScanned;
@@ -28,6 +29,7 @@ public final class AsyncNyalaScanner {
   AsyncNyalaScanner(NyalaTable table, ScanSpec spec) {
     this.table = table;
     this.spec = spec;
+    this.nextPartitionKey = spec.partitionKeyStart();
     this.pruner = PartitionPruner.create(table.getSchema(), table.getPartitionSchema(),
         spec.predicates());
   }
@@ -128,12 +130,18 @@ public final class AsyncNyalaScanner {
       scan = new TabletScan(client(), table, spec, tablet);
     }
     synchronized (this) {
-      nextPartitionKey = end.length == 0 ? null : end;
+      nextPartitionKey = end.length == 0 || reachedEnd(end) ? null : end;
       current = scan;
       tabletsScanned += scan == null ? 0 : 1;
     }
     return scan == null ? CompletableFuture.completedFuture(RowResultIterator.empty())
         : scan.open(wanted, deadline);
+  }
+
+  /** Whether a tablet ending at {@code end} is the last one a scan token's range covers. */
+  private boolean reachedEnd(byte[] end) {
+    byte[] stop = spec.partitionKeyEnd();
+    return stop.length > 0 && Arrays.compareUnsigned(end, stop) >= 0;
   }
 
   /** Counts a page against the limit, trimming it if a server returned too many rows. */

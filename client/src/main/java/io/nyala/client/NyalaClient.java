@@ -132,6 +132,16 @@ public final class NyalaClient implements AutoCloseable {
     return async.newScannerBuilder(table);
   }
 
+  /**
+   * A builder for scan tokens: one serializable scan per tablet, see {@link NyalaScanToken}.
+   *
+   * @param table the table to scan
+   * @return the builder; its {@link NyalaScanTokenBuilder#build()} blocks
+   */
+  public NyalaScanTokenBuilder newScanTokenBuilder(NyalaTable table) {
+    return async.newScanTokenBuilder(table);
+  }
+
   /** @return the asynchronous client underneath */
   public AsyncNyalaClient getAsyncClient() {
     return async;

@@ -10,7 +10,14 @@ public enum ReadMode {
    * Read each tablet at a snapshot the server picks when the tablet's scan opens; every page of
    * that tablet, including after a leader change, reads the same snapshot.
    */
-  READ_AT_SNAPSHOT(ReadModePB.READ_AT_SNAPSHOT);
+  READ_AT_SNAPSHOT(ReadModePB.READ_AT_SNAPSHOT),
+  /**
+   * Read each tablet at a snapshot that holds every write this client has seen acknowledged on
+   * that tablet (and, for a scan token, every write its building client had seen): a leader
+   * that has not applied that far yet waits, within the scan timeout. See docs/architecture.md,
+   * "Consistent reads".
+   */
+  READ_YOUR_WRITES(ReadModePB.READ_YOUR_WRITES);
 
   private final ReadModePB pb;
 
@@ -21,5 +28,14 @@ public enum ReadMode {
   /** @return the wire form */
   ReadModePB toPb() {
     return pb;
+  }
+
+  static ReadMode fromPb(ReadModePB pb) {
+    for (ReadMode m : values()) {
+      if (m.pb == pb) {
+        return m;
+      }
+    }
+    throw io.nyala.common.NyalaException.invalidArgument("unknown read mode %s", pb);
   }
 }

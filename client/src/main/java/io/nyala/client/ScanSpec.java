@@ -4,6 +4,7 @@ import io.nyala.common.proto.ColumnPredicatePB;
 import io.nyala.common.row.ColumnPredicate;
 import io.nyala.common.schema.Schema;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a scanner reads, as checked and encoded by {@link ScannerBuilder}.
@@ -19,8 +20,15 @@ import java.util.List;
  * @param readMode the read mode
  * @param timeoutMs the time allowed for each page, retries included
  * @param batchSizeBytes the most row bytes per page (plus one row), 0 for the server's default
+ * @param snapshot with READ_AT_SNAPSHOT, the Raft index to read each tablet at, by tablet id;
+ *     empty to let each tablet pick its own
+ * @param minApplied with READ_YOUR_WRITES, write indexes to wait for by tablet id, besides the
+ *     client's own
+ * @param partitionKeyStart the partition key the scan starts at (a scan token's tablet)
+ * @param partitionKeyEnd the partition key it ends before, empty for the table's end
  */
 record ScanSpec(List<String> projectedColumns, Schema projection,
     List<ColumnPredicate> predicates, List<ColumnPredicatePB> predicatePbs, byte[] startKey,
     byte[] stopKey, long limit, int batchSizeRows, ReadMode readMode, long timeoutMs,
-    long batchSizeBytes) {}
+    long batchSizeBytes, Map<String, Long> snapshot, Map<String, Long> minApplied,
+    byte[] partitionKeyStart, byte[] partitionKeyEnd) {}

@@ -8,6 +8,7 @@ import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Configures a scan of one table: which columns, which rows (predicates, primary key bounds),
@@ -23,6 +24,7 @@ public final class ScannerBuilder {
   private byte[] startKey = new byte[0];
   private byte[] stopKey = new byte[0];
   private ReadMode readMode = ReadMode.READ_LATEST;
+  private Map<String, Long> snapshot = Map.of();
   private long timeoutMs;
 
   ScannerBuilder(NyalaTable table) {
@@ -132,11 +134,26 @@ public final class ScannerBuilder {
   /**
    * Sets the read mode.
    *
-   * @param mode READ_LATEST (default) or READ_AT_SNAPSHOT
+   * @param mode READ_LATEST (default), READ_AT_SNAPSHOT or READ_YOUR_WRITES
    * @return this
    */
   public ScannerBuilder readMode(ReadMode mode) {
     this.readMode = mode;
+    return this;
+  }
+
+  /**
+   * Reads every tablet at the Raft index a snapshot gives it, e.g. the snapshot shared by a
+   * build of scan tokens ({@link ScanSnapshot#of}), so that this scan returns exactly the union
+   * of those tokens' scans. Sets READ_AT_SNAPSHOT. A tablet the snapshot does not name fails
+   * the scan with INVALID_ARGUMENT. See docs/architecture.md, "Consistent reads".
+   *
+   * @param snapshot the Raft index of each tablet
+   * @return this
+   */
+  public ScannerBuilder snapshot(ScanSnapshot snapshot) {
+    this.snapshot = snapshot.indexes();
+    this.readMode = ReadMode.READ_AT_SNAPSHOT;
     return this;
   }
 
@@ -185,7 +202,8 @@ public final class ScannerBuilder {
     }
     ScanSpec spec = new ScanSpec(projectedColumns, schema.project(projectedColumns),
         List.copyOf(bound), List.copyOf(pbs), startKey, stopKey, limit, batchSizeRows, readMode,
-        timeoutMs, batchSizeBytes);
+        timeoutMs, batchSizeBytes, readMode == ReadMode.READ_AT_SNAPSHOT ? snapshot : Map.of(),
+        Map.of(), new byte[0], new byte[0]);
     return new AsyncNyalaScanner(table, spec);
   }
 

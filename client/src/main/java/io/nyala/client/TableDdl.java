@@ -117,6 +117,17 @@ final class TableDdl {
         Deadline.after(adminOperationTimeoutMs));
   }
 
+  /**
+   * Opens a table by id, which survives renames (a scan token's table).
+   *
+   * @param id the table's id
+   * @param name its name, for messages
+   */
+  CompletableFuture<NyalaTable> openTableById(String id, String name) {
+    return getTableSchema(TableIdentifierPB.newBuilder().setTableId(id).build(), name,
+        Deadline.after(adminOperationTimeoutMs));
+  }
+
   private CompletableFuture<NyalaTable> getTableSchema(TableIdentifierPB id, String name,
       Deadline d) {
     GetTableSchemaRequestPB req = GetTableSchemaRequestPB.newBuilder().setTable(id).build();

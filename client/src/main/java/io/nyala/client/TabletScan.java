@@ -76,7 +76,30 @@ final class TabletScan {
    * @return the page
    */
   CompletableFuture<RowResultIterator> open(long limit, Deadline deadline) {
-    return start(spec.startKey(), spec.readMode().toPb(), 0, limit, deadline);
+    long snap = 0;
+    if (spec.readMode() == ReadMode.READ_AT_SNAPSHOT && !spec.snapshot().isEmpty()) {
+      Long s = spec.snapshot().get(tablet.id());
+      if (s == null) {
+        return CompletableFuture.failedFuture(NyalaException.invalidArgument("the scan's "
+            + "snapshot has no index for tablet %s of table '%s'", tablet.id(), table.getName()));
+      }
+      if (s == 0) {
+        // Index 0 is a tablet's first entry, its configuration: nothing was written by then.
+        hasMore = false;
+        return CompletableFuture.completedFuture(RowResultIterator.empty());
+      }
+      snap = s;
+    }
+    return start(spec.startKey(), spec.readMode().toPb(), snap, limit, deadline);
+  }
+
+  /** With READ_YOUR_WRITES, the write index the replica must have applied before it reads. */
+  private long minApplied() {
+    if (spec.readMode() != ReadMode.READ_YOUR_WRITES) {
+      return 0;
+    }
+    return Math.max(client.writePositions().of(tablet.id()),
+        spec.minApplied().getOrDefault(tablet.id(), 0L));
   }
 
   /**
@@ -137,7 +160,8 @@ final class TabletScan {
         .setStopPrimaryKey(ByteString.copyFrom(spec.stopKey()))
         .setLimit(limit == Long.MAX_VALUE ? 0 : limit)
         .setReadMode(mode)
-        .setSnapIndex(snap);
+        .setSnapIndex(snap)
+        .setMinAppliedIndex(mode == ReadModePB.READ_YOUR_WRITES ? minApplied() : 0);
     ScanRequestPB req = ScanRequestPB.newBuilder().setNewScanRequest(nsr)
         .setBatchSizeRows(spec.batchSizeRows()).setBatchSizeBytes(spec.batchSizeBytes()).build();
     String what = String.format("scan of tablet %s of table '%s'", tablet.id(), table.getName());
@@ -145,11 +169,26 @@ final class TabletScan {
     return client.tabletCaller().<ScanResponsePB>call(what, locations, tablet.partitionKeyStart(),
         (t, r, d) -> transport.<ScanResponsePB>call(r.rpcAddress(),
             obs -> transport.tserver(r.rpcAddress(), d).scan(req, obs)),
-        ScanResponsePB::getError, deadline).thenApply(served -> {
+        ScanResponsePB::getError, deadline).handle((served, err) -> {
+          if (err != null) {
+            throw namingTable(NyalaException.from(err));
+          }
           servingTablet = served.tablet();
           replica = served.replica();
           return onPage(served.response());
         });
+  }
+
+  /**
+   * A server names a column missing from the tablet's schema (say, dropped by an ALTER since a
+   * scan token was made) but not the table: the application needs both.
+   */
+  private NyalaException namingTable(NyalaException e) {
+    if (e.code() != StatusCode.NOT_FOUND || !e.detail().contains("column")) {
+      return e;
+    }
+    return new NyalaException(e.code(), String.format("scan of table '%s' (tablet %s): %s",
+        table.getName(), tablet.id(), e.detail()), e);
   }
 
   private RowResultIterator onPage(ScanResponsePB resp) {

@@ -96,6 +96,7 @@ final class WriteBatch {
           } else {
             // Answered: this seq_no is never sent again, the leader may forget its outcome.
             client.answeredWrites().answered(tablet.id(), request.getSeqNo());
+            client.writePositions().saw(tablet.id(), served.response().getWriteIndex());
             record(ops, out, served.response());
           }
           return null;

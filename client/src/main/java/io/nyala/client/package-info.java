@@ -2,7 +2,9 @@
  * The Nyala Java client: {@link io.nyala.client.NyalaClient} (blocking) over
  * {@link io.nyala.client.AsyncNyalaClient} (futures). Tables are created and opened through a
  * client; rows are written with {@link io.nyala.client.Operation}s applied to a
- * {@link io.nyala.client.NyalaSession}, and read with a {@link io.nyala.client.NyalaScanner}.
+ * {@link io.nyala.client.NyalaSession}, and read with a {@link io.nyala.client.NyalaScanner},
+ * or split into one {@link io.nyala.client.NyalaScanToken} per tablet to read elsewhere, at one
+ * snapshot if wanted (docs/architecture.md, "Consistent reads").
  *
  * <pre>{@code
  * try (NyalaClient client = NyalaClient.builder("127.0.0.1:7051").build()) {

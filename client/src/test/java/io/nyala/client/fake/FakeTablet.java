@@ -154,6 +154,11 @@ public final class FakeTablet {
     return rows.size();
   }
 
+  /** @return the "Raft index" of the last applied write */
+  public synchronized long writeIndex() {
+    return writeIndex;
+  }
+
   /** @return how many writes were applied */
   public synchronized int appliedWrites() {
     return appliedWrites;

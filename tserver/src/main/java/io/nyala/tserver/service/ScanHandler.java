@@ -90,26 +90,7 @@ final class ScanHandler {
     TabletScanSpec spec = TabletScanSpec.of(schema, n.getProjectedColumnsList(), preds,
         n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
     TabletStore store = sm.store();
-    CompletableFuture<Long> pinned;
-    if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT && n.getSnapIndex() > 0) {
-      long snap = n.getSnapIndex();
-      checkSnapshotInLog(replica, server, snap);
-      pinned = sm.whenApplied(snap)
-          .orTimeout(SNAPSHOT_WAIT_MS, TimeUnit.MILLISECONDS)
-          .exceptionally(t -> {
-            throw NyalaException.timedOut("tablet %s: snapshot index %d not applied within %d ms",
-                n.getTabletId(), snap, SNAPSHOT_WAIT_MS);
-          })
-          .thenApply(ignored -> {
-            store.pin(snap);
-            return snap;
-          });
-    } else if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT) {
-      pinned = CompletableFuture.completedFuture(store.pinLatest(sm.appliedIndex()));
-    } else {
-      pinned = RaftCalls.read(server, replica.groupId(), ByteString.EMPTY)
-          .thenApply(reply -> store.pinLatest(reply.asReadOnlyByteBuffer().getLong()));
-    }
+    CompletableFuture<Long> pinned = readPoint(replica, server, n);
     return pinned.thenApply(snap -> {
       Scanner s = scanners.register(n.getTabletId(), store, spec.atSnapshot(snap), n.getLimit());
       try {
@@ -120,6 +101,61 @@ final class ScanHandler {
         throw e;
       }
     });
+  }
+
+  /** Waits for and pins the snapshot the scan reads at; completes with its index. */
+  private CompletableFuture<Long> readPoint(TabletReplica replica, RaftServer server,
+      NewScanRequestPB n) {
+    TabletStateMachine sm = replica.stateMachine();
+    TabletStore store = sm.store();
+    if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT && n.getSnapIndex() > 0) {
+      long snap = n.getSnapIndex();
+      checkSnapshotInLog(replica, server, snap);
+      return sm.whenApplied(snap)
+          .orTimeout(SNAPSHOT_WAIT_MS, TimeUnit.MILLISECONDS)
+          .exceptionally(t -> {
+            throw NyalaException.timedOut("tablet %s: snapshot index %d not applied within %d ms",
+                n.getTabletId(), snap, SNAPSHOT_WAIT_MS);
+          })
+          .thenApply(ignored -> {
+            store.pin(snap);
+            return snap;
+          });
+    }
+    if (n.getReadMode() == ReadModePB.READ_YOUR_WRITES) {
+      return readYourWrites(replica, server, n.getMinAppliedIndex());
+    }
+    if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT) {
+      return CompletableFuture.completedFuture(store.pinLatest(sm.appliedIndex()));
+    }
+    return RaftCalls.read(server, replica.groupId(), ByteString.EMPTY)
+        .thenApply(reply -> store.pinLatest(reply.asReadOnlyByteBuffer().getLong()));
+  }
+
+  /**
+   * Read-your-writes (docs/architecture.md, "Consistent reads"): the applied index once it has
+   * reached the client's last write index. A write the client saw committed, so it is in this
+   * leader's log; a leader still applying it is waited for until the caller's deadline, then
+   * answers SERVICE_UNAVAILABLE so that the client retries, here or on a newer leader.
+   */
+  private CompletableFuture<Long> readYourWrites(TabletReplica replica, RaftServer server,
+      long minIndex) {
+    TabletStateMachine sm = replica.stateMachine();
+    if (minIndex < 0) {
+      throw NyalaException.invalidArgument("tablet %s: min applied index must not be negative, "
+          + "got %d", replica.tabletId(), minIndex);
+    }
+    if (minIndex > 0) {
+      checkSnapshotInLog(replica, server, minIndex);
+    }
+    long waitNanos = Math.max(0, CallerDeadline.nanos() - System.nanoTime());
+    return sm.whenApplied(minIndex)
+        .orTimeout(waitNanos, TimeUnit.NANOSECONDS)
+        .exceptionally(t -> {
+          throw NyalaException.unavailable("tablet %s: write index %d not applied yet "
+              + "(applied %d)", replica.tabletId(), minIndex, sm.appliedIndex());
+        })
+        .thenApply(ignored -> sm.store().pinLatest(sm.appliedIndex()));
   }
 
   /**
