@@ -43,6 +43,8 @@ import javax.net.ssl.SSLException;
  * leadership transfer. Calls to a frozen server time out after a second instead of hanging.
  */
 final class TabletProbe implements AutoCloseable {
+  /** The certificate the minicluster makes for its own admin calls, next to its CA. */
+  private static final String HARNESS = "minicluster-harness";
   private final MiniCluster cluster;
   private final Map<HostPort, ManagedChannel> channels = new ConcurrentHashMap<>();
 
@@ -50,7 +52,12 @@ final class TabletProbe implements AutoCloseable {
     this.cluster = cluster;
   }
 
-  /** Plaintext, or TLS trusting the cluster's CA when it runs TLS. */
+  /**
+   * Plaintext, or TLS trusting the cluster's CA when it runs TLS. Then it presents the
+   * minicluster harness's certificate, since leadership transfer is an admin call the servers
+   * serve to holders of a certificate of the CA only (docs/architecture.md, "Who may call
+   * what").
+   */
   private ManagedChannel channel(HostPort hp) {
     return channels.computeIfAbsent(hp, a -> {
       NettyChannelBuilder b = NettyChannelBuilder.forAddress(a.host(), a.port());
@@ -59,8 +66,10 @@ final class TabletProbe implements AutoCloseable {
         return b.usePlaintext().build();
       }
       try {
-        return b.sslContext(GrpcSslContexts.forClient().trustManager(ca.toFile()).build())
-            .build();
+        Path dir = ca.getParent();
+        return b.sslContext(GrpcSslContexts.forClient().trustManager(ca.toFile())
+            .keyManager(dir.resolve(HARNESS + ".crt").toFile(),
+                dir.resolve(HARNESS + ".key").toFile()).build()).build();
       } catch (SSLException e) {
         throw new IllegalStateException("cannot trust CA " + ca, e);
       }

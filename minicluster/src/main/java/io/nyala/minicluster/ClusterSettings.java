@@ -99,9 +99,11 @@ abstract class ClusterSettings {
   /**
    * TLS on every server's RPC and Raft (default false for now): makes a CA and one certificate
    * per server (naming its loopback address) under the data root, as {@code nyala cert} would,
-   * starts the servers with {@code --rpc_encryption=required} and those files, and makes the
-   * cluster's clients trust the CA ({@link MiniCluster#trustedCaFile()} for clients built by
-   * hand). See docs/architecture.md, "TLS on the wire".
+   * starts the servers with {@code --rpc_encryption=required} and those files and with
+   * {@code --rpc_authentication=required} (admin RPCs only from holders of a certificate of the
+   * CA; the minicluster's own admin calls present one named {@code minicluster-harness}), and
+   * makes the cluster's clients trust the CA ({@link MiniCluster#trustedCaFile()} for clients
+   * built by hand). See docs/architecture.md, "TLS on the wire" and "Who may call what".
    */
   public MiniCluster.Builder tls(boolean on) {
     this.tls = on;

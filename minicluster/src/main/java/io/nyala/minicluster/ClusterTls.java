@@ -7,31 +7,42 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.security.pki.Pem;
+import io.nyala.common.security.pki.ServerCredentials;
 import io.nyala.common.security.pki.TlsContexts;
 import io.nyala.common.security.tls.CertFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.util.List;
 
 /**
  * A minicluster's TLS on the wire (docs/architecture.md, "TLS on the wire"), or none: the CA and
  * one certificate per server, made as an operator would with {@code nyala cert} under
- * {@code <data root>/tls} and kept across restarts; the flags each server starts with; and the
- * channels the minicluster's own probes use, which trust the CA and present nothing, as a
- * client does.
+ * {@code <data root>/tls} and kept across restarts; the flags each server starts with (TLS
+ * required, and {@code --rpc_authentication=required}: see "Who may call what"); and the
+ * channels the minicluster's own probes use. Probes that ask what a client may ask trust the CA
+ * and present nothing, as a client does; the harness's admin calls (a leadership transfer, an
+ * injected partition) present a certificate of their own, {@value #HARNESS}, as an operator's
+ * tool would, since servers serve those to servers only.
  */
 final class ClusterTls {
-  private static final ClusterTls OFF = new ClusterTls(null, null);
+  /** The name of the harness's own certificate, for its admin calls. */
+  static final String HARNESS = "minicluster-harness";
+  private static final String LOOPBACK = "127.0.0.1";
+  private static final ClusterTls OFF = new ClusterTls(null, null, null);
 
   /** Null when off. */
   private final Path dir;
   /** Null when off. */
   private final SslContext clientContext;
+  /** Presents the {@value #HARNESS} certificate; null when off. */
+  private final SslContext harnessContext;
 
-  private ClusterTls(Path dir, SslContext clientContext) {
+  private ClusterTls(Path dir, SslContext clientContext, SslContext harnessContext) {
     this.dir = dir;
     this.clientContext = clientContext;
+    this.harnessContext = harnessContext;
   }
 
   /** The TLS of a cluster under {@code dataRoot}; makes its CA at the first start. */
@@ -44,9 +55,18 @@ final class ClusterTls {
     if (!Files.exists(ca)) {
       CertFiles.createCa(dir);
     }
+    Path harnessCert = dir.resolve(HARNESS + ".crt");
+    Path harnessKey = dir.resolve(HARNESS + ".key");
+    if (!Files.exists(harnessCert)) {
+      CertFiles.createServer(dir, HARNESS, List.of(LOOPBACK));
+    }
     try {
-      return new ClusterTls(dir, TlsContexts.forClient(Pem.readCertificate(Files.readString(ca),
-          ca.toString())));
+      X509Certificate caCert = Pem.readCertificate(Files.readString(ca), ca.toString());
+      ServerCredentials harness = new ServerCredentials(
+          Pem.readPrivateKey(Files.readString(harnessKey), harnessKey.toString()),
+          Pem.readCertificates(Files.readString(harnessCert), harnessCert.toString()));
+      return new ClusterTls(dir, TlsContexts.forClient(caCert),
+          TlsContexts.forClient(caCert, harness));
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read the minicluster's CA " + ca + ": " + e, e);
     }
@@ -74,7 +94,8 @@ final class ClusterTls {
     if (!Files.exists(cert)) {
       CertFiles.createServer(dir, name, List.of(host));
     }
-    return List.of("--rpc_encryption=required", "--tls_cert_file=" + cert,
+    return List.of("--rpc_encryption=required", "--rpc_authentication=required",
+        "--tls_cert_file=" + cert,
         "--tls_key_file=" + key, "--trusted_ca_file=" + trustedCaFile());
   }
 
@@ -83,9 +104,23 @@ final class ClusterTls {
     return new Channels().useTls(clientContext);
   }
 
+  /** Channels that present the harness's certificate, for admin calls the servers reserve. */
+  Channels newHarnessChannels() {
+    return new Channels().useTls(harnessContext);
+  }
+
   /** One channel to {@code rpc}, for a probe that closes it after. */
   ManagedChannel channel(HostPort rpc) {
+    return channel(rpc, clientContext);
+  }
+
+  /** One channel to {@code rpc} presenting the harness's certificate, for an admin call. */
+  ManagedChannel harnessChannel(HostPort rpc) {
+    return channel(rpc, harnessContext);
+  }
+
+  private static ManagedChannel channel(HostPort rpc, SslContext tls) {
     NettyChannelBuilder b = NettyChannelBuilder.forAddress(rpc.host(), rpc.port());
-    return (clientContext == null ? b.usePlaintext() : b.sslContext(clientContext)).build();
+    return (tls == null ? b.usePlaintext() : b.sslContext(tls)).build();
   }
 }

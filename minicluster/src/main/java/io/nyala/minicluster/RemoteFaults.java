@@ -29,7 +29,9 @@ final class RemoteFaults {
    * @throws NyalaException naming the server if it cannot be reached or refuses
    */
   static void setPartition(String name, HostPort rpc, ClusterTls tls, Set<String> blocked) {
-    ManagedChannel ch = tls.channel(rpc);
+    // Servers serve the fault injection service to servers only: present the harness's
+    // certificate.
+    ManagedChannel ch = tls.harnessChannel(rpc);
     try {
       SetPartitionResponsePB r = FaultInjectionServiceGrpc.newBlockingStub(ch)
           .withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS)

@@ -36,7 +36,8 @@ final class TabletView implements AutoCloseable {
 
   TabletView(MiniCluster cluster) {
     this.cluster = cluster;
-    this.channels = cluster.tls().newChannels();
+    // TransferLeadership is an admin call: under TLS it presents the harness's certificate.
+    this.channels = cluster.tls().newHarnessChannels();
   }
 
   /**

@@ -45,6 +45,9 @@ public final class TransportException extends NyalaException {
       // gRPC's answer to a message over the server's --rpc_max_message_size: the request is
       // too big, and sending it again cannot help.
       case INVALID_ARGUMENT, RESOURCE_EXHAUSTED -> StatusCode.INVALID_ARGUMENT;
+      // The server's authorization refused the caller (docs/architecture.md, "Who may call
+      // what"): the same caller is refused again, here or on another server.
+      case PERMISSION_DENIED, UNAUTHENTICATED -> StatusCode.NOT_AUTHORIZED;
       default -> StatusCode.RUNTIME_ERROR;
     };
     String what = switch (s.getCode()) {
@@ -52,6 +55,7 @@ public final class TransportException extends NyalaException {
       case RESOURCE_EXHAUSTED -> "request to " + server + " is larger than the server accepts "
           + "(--rpc_max_message_size): " + desc;
       case DEADLINE_EXCEEDED -> "call to " + server + " hit its deadline: " + desc;
+      case PERMISSION_DENIED, UNAUTHENTICATED -> "server " + server + " refused the call: " + desc;
       default -> "call to " + server + " failed with gRPC " + s.getCode() + ": " + desc;
     };
     return new TransportException(code, what, t, server, s.getCode());

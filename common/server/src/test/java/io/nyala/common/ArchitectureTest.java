@@ -85,4 +85,17 @@ class ArchitectureTest {
             + "state")
         .check(classes);
   }
+
+  @Test
+  void authorizationKnowsNoServerAndUsesNoBouncyCastle() {
+    noClasses().that().resideInAPackage("io.nyala.common.security.authz..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "io.nyala.common.env..", "io.nyala.common.fs..", "io.nyala.common.consensus..",
+            "io.nyala.common.server..", "io.nyala.common.rpc..", "io.nyala.common.web..",
+            "org.apache.ratis..", "org.bouncycastle..")
+        .because("common/security/authz/package-info.java: it reads certificates the TLS layer "
+            + "verified, uses no Bouncy Castle, and knows no server, directory layout, catalog "
+            + "or Raft state")
+        .check(classes);
+  }
 }

@@ -136,6 +136,17 @@ public class NyalaException extends RuntimeException {
   }
 
   /**
+   * A NOT_AUTHORIZED error: the caller's identity may not make the call.
+   *
+   * @param fmt a {@link String#format} pattern naming the call and the caller
+   * @param args the pattern's arguments
+   * @return the exception, not thrown
+   */
+  public static NyalaException notAuthorized(String fmt, Object... args) {
+    return new NyalaException(StatusCode.NOT_AUTHORIZED, String.format(fmt, args));
+  }
+
+  /**
    * An ILLEGAL_STATE error: the call is not allowed in the object's current state.
    *
    * @param fmt a {@link String#format} pattern naming the object and its state

@@ -29,7 +29,12 @@ public enum StatusCode {
   /** The call was cancelled before it completed. */
   ABORTED(StatusCodePB.ABORTED, false),
   /** An unexpected failure: a bug or an unknown wire code. */
-  RUNTIME_ERROR(StatusCodePB.RUNTIME_ERROR, false);
+  RUNTIME_ERROR(StatusCodePB.RUNTIME_ERROR, false),
+  /**
+   * The caller's identity may not make this call (docs/architecture.md, "Who may call what");
+   * the same call from the same caller is refused again.
+   */
+  NOT_AUTHORIZED(StatusCodePB.NOT_AUTHORIZED, false);
 
   private final StatusCodePB pb;
   private final boolean retriable;

@@ -21,6 +21,8 @@ import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,6 +64,8 @@ public final class RpcServer implements AutoCloseable {
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final MetricRegistry.Counter rejected;
+  /** Run on every call after it is counted and admitted, in order; see {@link #checkCallers}. */
+  private final List<ServerInterceptor> callerChecks = new ArrayList<>();
   private Server server;
 
   public RpcServer(String serverName, HostPort bind, int threads, MetricRegistry metrics) {
@@ -131,6 +135,17 @@ public final class RpcServer implements AutoCloseable {
   }
 
   /**
+   * Runs every call through {@code checks}, in this order, once it is counted and admitted and
+   * before its service sees it: for who-may-call-what (docs/architecture.md, "Who may call
+   * what"), which needs the call's TLS session and turns away calls that then change nothing.
+   * Call before {@link #addService}.
+   */
+  public RpcServer checkCallers(ServerInterceptor... checks) {
+    callerChecks.addAll(List.of(checks));
+    return this;
+  }
+
+  /**
    * Serves TLS only, with {@code context} (docs/architecture.md, "TLS on the wire"): a
    * plaintext client fails its handshake. Call before {@link #start}.
    */
@@ -150,7 +165,11 @@ public final class RpcServer implements AutoCloseable {
     for (io.grpc.ServerMethodDefinition<?, ?> m : def.getMethods()) {
       requests(m.getMethodDescriptor().getBareMethodName());
     }
-    builder.addService(ServerInterceptors.intercept(def, new CountingInterceptor()));
+    // gRPC runs the last interceptor first: counting, then the caller checks in their order.
+    List<ServerInterceptor> chain = new ArrayList<>(callerChecks);
+    Collections.reverse(chain);
+    chain.add(new CountingInterceptor());
+    builder.addService(ServerInterceptors.intercept(def, chain));
     return this;
   }
 

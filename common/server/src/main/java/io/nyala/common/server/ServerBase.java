@@ -25,6 +25,9 @@ import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.security.FileKeyProvider;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.KeyProvider;
+import io.nyala.common.security.authz.CallerAuthentication;
+import io.nyala.common.security.authz.RpcAuthentication;
+import io.nyala.common.security.authz.RpcAuthorization;
 import io.nyala.common.security.pki.TlsContexts;
 import io.nyala.common.security.tls.WireTls;
 import io.nyala.common.web.WebServer;
@@ -65,6 +68,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected final NetworkFaults networkFaults;
   /** TLS of every listener and outgoing channel but the web server's, or plaintext. */
   protected final WireTls wireTls;
+  /** Who may call what on the RPC listener (docs/architecture.md, "Who may call what"). */
+  protected final RpcAuthentication rpcAuthentication;
 
   protected ServerFs fs;
   /** The cluster key source, or null when this server does not encrypt. */
@@ -93,7 +98,11 @@ public abstract class ServerBase implements AutoCloseable {
     this.wireTls = options.wireTls();
     if (wireTls.enabled()) {
       channels.useTls(wireTls.channelContext());
-      LOG.info("{}: RPC and Raft over {}", name, wireTls);
+    }
+    this.rpcAuthentication = options.rpcAuthentication(wireTls);
+    if (wireTls.enabled()) {
+      LOG.info("{}: RPC and Raft over {}; --rpc_authentication={}", name, wireTls,
+          rpcAuthentication.flagValue());
     }
     String wildcard = ServerOptions.wildcardWarning(name, rpcBind, raftBind, webBind);
     if (wildcard != null) {
@@ -193,6 +202,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected void startRpc(List<BindableService> services) {
     rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads,
         options.rpcServiceQueueLength, options.rpcMaxMessageSize, metrics);
+    rpcServer.checkCallers(new CallerAuthentication(),
+        new RpcAuthorization(name, rpcAuthentication, metrics));
     for (BindableService s : services) {
       rpcServer.addService(s);
     }

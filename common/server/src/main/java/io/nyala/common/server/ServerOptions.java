@@ -2,6 +2,7 @@ package io.nyala.common.server;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.security.authz.RpcAuthentication;
 import io.nyala.common.security.tls.WireTls;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -109,6 +110,14 @@ public class ServerOptions {
           + "accept only peers it issued.")
   public String trustedCaFile = "";
 
+  @Option(names = "--rpc_authentication", defaultValue = "disabled",
+      description = "Who may call what on Nyala's RPC: 'disabled' (anyone calls anything), "
+          + "'optional' (callers are identified, nothing refused) or 'required' (admin and "
+          + "destructive RPCs need a server's certificate of --trusted_ca_file; needs TLS). "
+          + "See docs/architecture.md, \"Who may call what\". Not changeable at run time. "
+          + "Default: ${DEFAULT-VALUE}.")
+  public String rpcAuthentication = "disabled";
+
   @Option(names = "--rpc_num_service_threads", defaultValue = "16",
       description = "Threads serving RPCs.")
   public int rpcNumServiceThreads = 16;
@@ -212,6 +221,16 @@ public class ServerOptions {
    */
   public WireTls wireTls() {
     return WireTls.fromFlags(rpcEncryption, tlsCertFile, tlsKeyFile, trustedCaFile);
+  }
+
+  /**
+   * Who may call what, checked against {@code tls}.
+   *
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT for an unknown mode, or
+   *     {@code required} without TLS
+   */
+  public RpcAuthentication rpcAuthentication(WireTls tls) {
+    return RpcAuthentication.fromFlags(rpcAuthentication, tls.enabled());
   }
 
   /** The data dirs as paths; at least one is required. */

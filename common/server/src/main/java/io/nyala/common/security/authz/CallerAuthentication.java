@@ -1,0 +1,110 @@
+package io.nyala.common.security.authz;
+
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.X509Certificate;
+import java.util.Collection;
+import java.util.List;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * Finds who makes each call and puts it in the call's gRPC {@link Context}, where handlers and
+ * {@link RpcAuthorization} read it ({@link Caller#current()}). A caller whose TLS connection
+ * presented a certificate is the server the certificate names (its common name, else its first
+ * subjectAltName): the server's TLS context trusts only the cluster's CA and refuses a
+ * certificate it did not issue during the handshake, so a certificate seen here is one of the
+ * CA's. Any other caller (no certificate, or plaintext) is anonymous. The client's
+ * authentication token will be read here too, from the call's headers (docs/architecture.md,
+ * "Who may call what").
+ */
+public final class CallerAuthentication implements ServerInterceptor {
+  @Override
+  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+      ServerCallHandler<Q, A> next) {
+    Caller caller = identify(call.getAttributes());
+    return Contexts.interceptCall(Context.current().withValue(Caller.KEY, caller), call, headers,
+        next);
+  }
+
+  /** The caller of a call whose transport has {@code attributes}. */
+  static Caller identify(Attributes attributes) {
+    String address = address(attributes.get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+    SSLSession session = attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+    X509Certificate leaf = session == null ? null : peerCertificate(session);
+    if (leaf == null) {
+      return Caller.anonymous(address);
+    }
+    return Caller.server(serverName(leaf), address);
+  }
+
+  private static X509Certificate peerCertificate(SSLSession session) {
+    Certificate[] chain;
+    try {
+      chain = session.getPeerCertificates();
+    } catch (SSLPeerUnverifiedException e) {
+      return null;
+    }
+    return chain.length > 0 && chain[0] instanceof X509Certificate x ? x : null;
+  }
+
+  /** The certificate's common name, else its first subjectAltName, else its whole subject. */
+  static String serverName(X509Certificate leaf) {
+    String subject = leaf.getSubjectX500Principal().getName();
+    String cn = commonName(subject);
+    if (cn != null && !cn.isEmpty()) {
+      return cn;
+    }
+    try {
+      Collection<List<?>> alt = leaf.getSubjectAlternativeNames();
+      if (alt != null && !alt.isEmpty()) {
+        return String.valueOf(alt.iterator().next().get(1));
+      }
+    } catch (CertificateParsingException e) {
+      // Falls through to the subject: the name is for messages and logs only.
+    }
+    return subject;
+  }
+
+  /** The CN of an RFC 2253 name, honouring backslash escapes; null if it has none. */
+  static String commonName(String rfc2253) {
+    int i = 0;
+    while (i < rfc2253.length()) {
+      StringBuilder rdn = new StringBuilder();
+      boolean escaped = false;
+      for (; i < rfc2253.length(); i++) {
+        char c = rfc2253.charAt(i);
+        if (!escaped && (c == ',' || c == '+')) {
+          break;
+        }
+        escaped = !escaped && c == '\\';
+        if (!escaped) {
+          rdn.append(c);
+        }
+      }
+      i++;
+      String s = rdn.toString().strip();
+      if (s.regionMatches(true, 0, "CN=", 0, 3)) {
+        return s.substring(3);
+      }
+    }
+    return null;
+  }
+
+  private static String address(SocketAddress a) {
+    if (a instanceof InetSocketAddress in) {
+      return in.getHostString() + ":" + in.getPort();
+    }
+    return a == null ? "unknown address" : a.toString();
+  }
+}
