@@ -188,8 +188,12 @@ public final class MasterProxy {
       lastError = e;
       if (e.code() == StatusCode.NOT_LEADER) {
         forgetLeader(target);
+        // A hint is the leader's peer address, which a client outside the servers' network
+        // may not reach (a container's name): follow it only when it is one of ours
+        // (docs/architecture.md, "Listeners and addresses"), else go round.
         HostPort hint = e.leaderRpcAddress();
-        moveTo(hint != null && !hint.equals(target) ? hint : nextAfter(target));
+        boolean follow = hint != null && !hint.equals(target) && masters.contains(hint);
+        moveTo(follow ? hint : nextAfter(target));
       } else if (e.code() == StatusCode.SERVICE_UNAVAILABLE || e.code() == StatusCode.TIMED_OUT) {
         retryAfterBackoff(target);
       } else {

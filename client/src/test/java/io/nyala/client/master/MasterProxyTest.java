@@ -70,6 +70,21 @@ class MasterProxyTest {
   }
 
   @Test
+  void aHintNamingAnAddressNotOursIsNotFollowed() {
+    // The leader's peer address, e.g. a container's name a client outside Docker cannot reach:
+    // here the masters are known as localhost, the hints say 127.0.0.1.
+    List<HostPort> ours = cluster.masters().stream()
+        .map(m -> new HostPort("localhost", m.address().port())).toList();
+    MasterProxy byName = new MasterProxy(ours, transport, new Backoff(5, 50), 5000);
+    cluster.setLeaderMaster(2);
+    byName.call("ListTables", ListTablesRequestPB.getDefaultInstance(),
+        MasterServiceStub::listTables, ListTablesResponsePB::getError,
+        Deadline.after(5000)).join();
+    assertThat(List.of(calls(0), calls(1), calls(2))).containsExactly(1, 1, 1);
+    assertThat(byName.knownLeader()).isEqualTo(ours.get(2));
+  }
+
+  @Test
   void withoutHintsTriesMastersInTurn() {
     cluster.setLeaderHints(false);
     cluster.setLeaderMaster(2);

@@ -91,12 +91,15 @@ public final class TSDescriptor {
     return HostPort.fromPb(registration().getRpcAddress());
   }
 
-  /** The wire form clients see. */
+  /**
+   * The wire form clients see: the address the tserver advertised for clients when it gave one
+   * (docs/architecture.md, "Listeners and addresses"), else the one peers use.
+   */
   public TSInfoPB toTsInfo() {
     ServerRegistrationPB r = registration();
     return TSInfoPB.newBuilder()
         .setUuid(uuid)
-        .setRpcAddress(r.getRpcAddress())
+        .setRpcAddress(r.hasClientRpcAddress() ? r.getClientRpcAddress() : r.getRpcAddress())
         .setRaftAddress(r.getRaftAddress())
         .setHttpAddress(r.getHttpAddress())
         .setName(r.getName())

@@ -47,6 +47,21 @@ class TSManagerTest {
   }
 
   @Test
+  void clientsSeeTheAddressATserverAdvertisedForThemAndPeersKeepTheirs() {
+    HostPort published = new HostPort("localhost", 32771);
+    TSDescriptor a = ts.heartbeat(reg("a", 7050).toBuilder()
+        .setClientRpcAddress(published.toPb()).build(), 0);
+    assertThat(HostPort.fromPb(a.toTsInfo().getRpcAddress())).isEqualTo(published);
+    assertThat(a.rpcAddress()).as("the master and peers call the peer address")
+        .isEqualTo(new HostPort("127.0.0.1", 7050));
+
+    TSDescriptor b = ts.heartbeat(reg("b", 7052), 0);
+    assertThat(HostPort.fromPb(b.toTsInfo().getRpcAddress()))
+        .as("without a client address, clients get the peer address")
+        .isEqualTo(new HostPort("127.0.0.1", 7052));
+  }
+
+  @Test
   void newLeadershipRestartsClocksAndAsksForFullReports() {
     TSDescriptor a = ts.heartbeat(reg("a", 1), 0);
     assertThat(ts.needsFullReport(a)).isTrue();

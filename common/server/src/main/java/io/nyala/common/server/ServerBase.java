@@ -306,6 +306,14 @@ public abstract class ServerBase implements AutoCloseable {
     return options.rpcAdvertised(rpcServer != null ? rpcServer.boundAddress() : rpcBind);
   }
 
+  /**
+   * Where clients reach this server's RPC, when {@code --rpc_advertised_addresses} names an
+   * address other than {@link #rpcAddress()} (which peers use); null otherwise.
+   */
+  public HostPort clientRpcAddress() {
+    return options.rpcClientAddress(rpcServer != null ? rpcServer.boundAddress() : rpcBind);
+  }
+
   public HostPort raftAddress() {
     return new HostPort(ServerOptions.advertisableHost(raftBind.host()), raftBind.port());
   }
@@ -330,6 +338,10 @@ public abstract class ServerBase implements AutoCloseable {
     HostPort http = httpAddress();
     if (http != null) {
       b.setHttpAddress(http.toPb());
+    }
+    HostPort client = clientRpcAddress();
+    if (client != null) {
+      b.setClientRpcAddress(client.toPb());
     }
     return b.build();
   }

@@ -37,7 +37,9 @@ public class ServerOptions {
   public String rpcBindAddresses = "";
 
   @Option(names = "--rpc_advertised_addresses",
-      description = "host:port others use to reach this server (default: the bind address).")
+      description = "host:port clients use to reach this server's RPC when it differs from the "
+          + "address peers use (e.g. a container's published port); the master hands it to "
+          + "clients. Peers keep using the bind address (default: the bind address).")
   public String rpcAdvertisedAddresses = "";
 
   @Option(names = "--raft_bind_address",
@@ -271,12 +273,23 @@ public class ServerOptions {
         : HostPort.parse(rpcBindAddresses.split(",")[0], defaultPort);
   }
 
-  /** The address others reach this server's RPC on. */
+  /** The address peers (masters, tablet servers) reach this server's RPC on. */
   public HostPort rpcAdvertised(HostPort bound) {
-    if (!rpcAdvertisedAddresses.isEmpty()) {
-      return HostPort.parse(rpcAdvertisedAddresses.split(",")[0], bound.port());
-    }
     return new HostPort(advertisableHost(bound.host()), bound.port());
+  }
+
+  /**
+   * The address clients reach this server's RPC on, or null when it is the peers' one: clients
+   * outside a container network need a published port (docs/architecture.md, "Listeners and
+   * addresses").
+   *
+   * @throws NyalaException INVALID_ARGUMENT naming the value when its port is not a number
+   */
+  public HostPort rpcClientAddress(HostPort bound) {
+    if (rpcAdvertisedAddresses.isBlank()) {
+      return null;
+    }
+    return HostPort.parse(rpcAdvertisedAddresses.split(",")[0].trim(), bound.port());
   }
 
   public HostPort raftBind(int defaultPort, HostPort rpcBind) {
