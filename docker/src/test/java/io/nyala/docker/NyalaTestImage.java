@@ -73,9 +73,32 @@ final class NyalaTestImage {
         build.withBuildArg("BASE_IMAGE", BASE);
       }
       build.get();
+      removeOlderBuilds(tag);
     }
     image = DockerImageName.parse(tag);
     return image;
+  }
+
+  /**
+   * Removes the images of earlier builds, so that a machine that runs the tests after every
+   * change keeps one (each is a full copy of the base under the vfs storage driver). An image a
+   * container still uses stays.
+   */
+  private static void removeOlderBuilds(String keep) {
+    var client = DockerClientFactory.instance().client();
+    for (var img : client.listImagesCmd().withReferenceFilter("nyala-test").exec()) {
+      String[] tags = img.getRepoTags();
+      if (tags == null || List.of(tags).contains(keep)) {
+        continue;
+      }
+      for (String t : tags) {
+        try {
+          client.removeImageCmd(t).exec();
+        } catch (RuntimeException e) {
+          // in use or already gone: it goes with a later build
+        }
+      }
+    }
   }
 
   private static boolean exists(String tag) {
