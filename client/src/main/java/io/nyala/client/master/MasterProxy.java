@@ -131,6 +131,10 @@ public final class MasterProxy {
     final Deadline deadline;
     final CompletableFuture<R> result = new CompletableFuture<>();
     final Set<HostPort> triedThisRound = new HashSet<>();
+    /** Hinted addresses, not among the configured masters, that could not be reached. */
+    final Set<HostPort> unreachableHints = new HashSet<>();
+    /** The configured master tried last: where the turn goes on after a hinted address. */
+    HostPort lastConfigured;
     int rounds;
     int attempts;
     NyalaException lastError;
@@ -151,6 +155,9 @@ public final class MasterProxy {
       }
       attempts++;
       triedThisRound.add(target);
+      if (masters.contains(target)) {
+        lastConfigured = target;
+      }
       transport.<R>call(target,
               obs -> invoker.invoke(transport.master(target,
                   deadline.forAttempt(attemptTimeoutMs)), request, obs))
@@ -172,7 +179,10 @@ public final class MasterProxy {
         } else if (e instanceof TransportException te && te.isRetriable()) {
           lastError = e;
           forgetLeader(target);
-          moveTo(nextAfter(target));
+          if (!masters.contains(target)) {
+            unreachableHints.add(target);
+          }
+          moveTo(nextTurn(target));
         } else {
           result.completeExceptionally(e);
         }
@@ -188,17 +198,28 @@ public final class MasterProxy {
       lastError = e;
       if (e.code() == StatusCode.NOT_LEADER) {
         forgetLeader(target);
-        // A hint is the leader's peer address, which a client outside the servers' network
-        // may not reach (a container's name): follow it only when it is one of ours
-        // (docs/architecture.md, "Listeners and addresses"), else go round.
+        // A hint is the leader's peer address: one master is enough to find the others, but a
+        // client outside the servers' network may not reach it (a container's name,
+        // docs/architecture.md, "Listeners and addresses"). One that failed is not followed
+        // again in this call; the configured masters are tried in turn instead.
         HostPort hint = e.leaderRpcAddress();
-        boolean follow = hint != null && !hint.equals(target) && masters.contains(hint);
-        moveTo(follow ? hint : nextAfter(target));
+        boolean follow = hint != null && !hint.equals(target)
+            && !unreachableHints.contains(hint);
+        moveTo(follow ? hint : nextTurn(target));
       } else if (e.code() == StatusCode.SERVICE_UNAVAILABLE || e.code() == StatusCode.TIMED_OUT) {
         retryAfterBackoff(target);
       } else {
         result.completeExceptionally(e);
       }
+    }
+
+    /**
+     * The configured master after {@code target}, or, when {@code target} was a hinted address,
+     * after the configured master tried last.
+     */
+    private HostPort nextTurn(HostPort target) {
+      return nextAfter(masters.contains(target) || lastConfigured == null ? target
+          : lastConfigured);
     }
 
     private void forgetLeader(HostPort target) {

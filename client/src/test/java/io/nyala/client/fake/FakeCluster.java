@@ -1,5 +1,6 @@
 package io.nyala.client.fake;
 
+import io.nyala.common.HostPort;
 import io.nyala.common.partition.PartitionSchema;
 import io.nyala.common.proto.PartitionPB;
 import io.nyala.common.proto.tserver.NewScanRequestPB;
@@ -62,6 +63,8 @@ public final class FakeCluster implements AutoCloseable {
   private volatile int leaderMaster;
   /** Whether NOT_LEADER answers carry the leader's identity. */
   volatile boolean leaderHints = true;
+  /** The address masters' NOT_LEADER hints name instead of the leader's own, or null. */
+  volatile HostPort masterHintAddress;
   /** The ttl_millis the masters send with locations. */
   volatile int locationsTtlMillis = 60_000;
   /** How many times IsCreateTableDone says "not yet" for each new table. */
@@ -114,6 +117,14 @@ public final class FakeCluster implements AutoCloseable {
   /** @param on whether NOT_LEADER answers say who leads */
   public void setLeaderHints(boolean on) {
     leaderHints = on;
+  }
+
+  /**
+   * @param address what the masters' NOT_LEADER hints name instead of the leader's address (a
+   *     peer address a client cannot reach), or null for the leader's own
+   */
+  public void setMasterHintAddress(HostPort address) {
+    masterHintAddress = address;
   }
 
   /** @param millis the locations ttl the masters send */

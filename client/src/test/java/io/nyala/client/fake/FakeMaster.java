@@ -79,7 +79,8 @@ public final class FakeMaster extends MasterServiceGrpc.MasterServiceImplBase {
     if (leader == this) {
       return null;
     }
-    HostPort hint = cluster.leaderHints ? leader.address : null;
+    HostPort other = cluster.masterHintAddress;
+    HostPort hint = !cluster.leaderHints ? null : other != null ? other : leader.address;
     return NyalaException.notLeader("master " + index + " is not the leader", "", hint).toPb();
   }
 
