@@ -17,9 +17,11 @@ import java.util.concurrent.CompletableFuture;
  *       {@link #setMutationBufferSpace} operations, then it fails) and {@link #flush} writes the
  *       buffer and returns the responses.
  *   <li>{@link FlushMode#AUTO_FLUSH_BACKGROUND}: {@link #apply} buffers; the buffer is written in
- *       the background when it fills or {@link #setFlushInterval} after its first operation.
- *       Failed rows are collected for {@link #getPendingErrors}. {@code apply} blocks while two
- *       buffers' worth of operations are still being written, so memory stays bounded.
+ *       the background when it holds {@link #setMutationBufferSpace} operations or
+ *       {@link #setMutationBufferMaxBytes} encoded bytes, or {@link #setFlushInterval} after its
+ *       first operation. Failed rows are collected for {@link #getPendingErrors}. {@code apply}
+ *       blocks while two buffers' worth of operations or bytes are still being written, so
+ *       memory stays bounded.
  * </ul>
  *
  * <p>Batches are written one after another, so operations on the same key apply in the order
@@ -39,6 +41,8 @@ public final class NyalaSession implements AutoCloseable {
 
   /** Default buffer size, in operations. */
   public static final int DEFAULT_MUTATION_BUFFER_SPACE = 1000;
+  /** Default encoded bytes at which AUTO_FLUSH_BACKGROUND flushes its buffer (8 MiB). */
+  public static final long DEFAULT_MUTATION_BUFFER_MAX_BYTES = 8L << 20;
   /** Default background flush interval, in milliseconds. */
   public static final long DEFAULT_FLUSH_INTERVAL_MS = 1000;
   /** How many row errors a session keeps for {@link #getPendingErrors}. */
@@ -49,12 +53,12 @@ public final class NyalaSession implements AutoCloseable {
   private final Object lock = new Object();
   private FlushMode flushMode = FlushMode.AUTO_FLUSH_SYNC;
   private int mutationBufferSpace = DEFAULT_MUTATION_BUFFER_SPACE;
+  private long mutationBufferMaxBytes = DEFAULT_MUTATION_BUFFER_MAX_BYTES;
   private long flushIntervalMs = DEFAULT_FLUSH_INTERVAL_MS;
   private long timeoutMs;
-  private List<Operation> buffer = new ArrayList<>();
-  /** Bumped whenever the buffer is taken, so a stale interval timer flushes nothing. */
-  private long bufferGeneration;
+  private final SessionBuffer buffer = new SessionBuffer();
   private int opsInFlight;
+  private long bytesInFlight;
   /** The last flush started; each flush starts after the previous one has finished. */
   private CompletableFuture<List<OperationResponse>> lastFlush =
       CompletableFuture.completedFuture(List.of());
@@ -77,6 +81,9 @@ public final class NyalaSession implements AutoCloseable {
    */
   public OperationResponse apply(Operation op) {
     op.validate();
+    // Sized outside the lock; a mode changed meanwhile only makes the size a guess.
+    long opBytes = getFlushMode() == FlushMode.AUTO_FLUSH_BACKGROUND
+        ? SessionBuffer.encodedBytes(op) : 0;
     CompletableFuture<List<OperationResponse>> written;
     synchronized (lock) {
       checkOpen();
@@ -86,21 +93,22 @@ public final class NyalaSession implements AutoCloseable {
             throw NyalaException.illegalState("session buffer is full (%d operations); call "
                 + "flush() before applying more, or raise setMutationBufferSpace", buffer.size());
           }
-          buffer.add(op);
+          buffer.add(op, 0);
           return null;
         }
         case AUTO_FLUSH_BACKGROUND -> {
-          applyInBackgroundLocked(op);
+          applyInBackgroundLocked(op, opBytes);
           return null;
         }
-        default -> written = startFlushLocked(List.of(op), false);
+        default -> written = startFlushLocked(new SessionBuffer.Taken(List.of(op), 0), false);
       }
     }
     return Sync.join(written).get(0);
   }
 
-  private void applyInBackgroundLocked(Operation op) {
-    while (opsInFlight >= 2 * mutationBufferSpace) {
+  private void applyInBackgroundLocked(Operation op, long opBytes) {
+    while (opsInFlight >= 2 * mutationBufferSpace
+        || (opsInFlight > 0 && bytesInFlight >= 2 * mutationBufferMaxBytes)) {
       try {
         lock.wait();
       } catch (InterruptedException e) {
@@ -110,46 +118,43 @@ public final class NyalaSession implements AutoCloseable {
       }
       checkOpen();
     }
-    buffer.add(op);
-    if (buffer.size() >= mutationBufferSpace) {
-      startFlushLocked(takeBufferLocked(), true);
+    buffer.add(op, opBytes);
+    if (buffer.size() >= mutationBufferSpace || buffer.bytes() >= mutationBufferMaxBytes) {
+      startFlushLocked(buffer.take(), true);
     } else if (buffer.size() == 1) {
-      long generation = bufferGeneration;
+      long generation = buffer.generation();
       client.transport().schedule(() -> flushIfStill(generation), flushIntervalMs);
     }
   }
 
   private void flushIfStill(long generation) {
     synchronized (lock) {
-      if (generation == bufferGeneration && !buffer.isEmpty()) {
-        startFlushLocked(takeBufferLocked(), true);
+      if (generation == buffer.generation() && !buffer.isEmpty()) {
+        startFlushLocked(buffer.take(), true);
       }
     }
   }
 
-  private List<Operation> takeBufferLocked() {
-    List<Operation> ops = buffer;
-    buffer = new ArrayList<>();
-    bufferGeneration++;
-    return ops;
-  }
-
-  private CompletableFuture<List<OperationResponse>> startFlushLocked(List<Operation> ops,
+  private CompletableFuture<List<OperationResponse>> startFlushLocked(SessionBuffer.Taken taken,
       boolean collectErrors) {
+    List<Operation> ops = taken.ops();
     int n = ops.size();
+    long bytes = taken.bytes();
     long timeout = timeoutMs;
     opsInFlight += n;
+    bytesInFlight += bytes;
     // whenComplete's future completes after the bookkeeping, so whoever waits on lastFlush sees
     // its errors collected.
     lastFlush = lastFlush.handle((r, e) -> null)
         .thenCompose(v -> client.batcher().flush(ops, Deadline.after(timeout)))
-        .whenComplete((responses, err) -> onFlushed(n, collectErrors ? responses : null));
+        .whenComplete((responses, err) -> onFlushed(n, bytes, collectErrors ? responses : null));
     return lastFlush;
   }
 
-  private void onFlushed(int n, List<OperationResponse> toCollect) {
+  private void onFlushed(int n, long bytes, List<OperationResponse> toCollect) {
     synchronized (lock) {
       opsInFlight -= n;
+      bytesInFlight -= bytes;
       if (toCollect != null) {
         for (OperationResponse r : toCollect) {
           if (!r.hasRowError()) {
@@ -184,7 +189,7 @@ public final class NyalaSession implements AutoCloseable {
   public CompletableFuture<List<OperationResponse>> flushAsync() {
     synchronized (lock) {
       if (!buffer.isEmpty()) {
-        return startFlushLocked(takeBufferLocked(), flushMode == FlushMode.AUTO_FLUSH_BACKGROUND);
+        return startFlushLocked(buffer.take(), flushMode == FlushMode.AUTO_FLUSH_BACKGROUND);
       }
       return lastFlush.handle((r, e) -> List.of());
     }
@@ -200,7 +205,7 @@ public final class NyalaSession implements AutoCloseable {
       }
       closed = true;
       if (!buffer.isEmpty()) {
-        startFlushLocked(takeBufferLocked(), flushMode == FlushMode.AUTO_FLUSH_BACKGROUND);
+        startFlushLocked(buffer.take(), flushMode == FlushMode.AUTO_FLUSH_BACKGROUND);
       }
       last = lastFlush;
       lock.notifyAll();
@@ -254,6 +259,22 @@ public final class NyalaSession implements AutoCloseable {
     }
     synchronized (lock) {
       mutationBufferSpace = operations;
+    }
+  }
+
+  /**
+   * Sets the encoded bytes at which AUTO_FLUSH_BACKGROUND flushes its buffer (whichever of this
+   * and {@link #setMutationBufferSpace} comes first); two buffers' worth may be in flight.
+   *
+   * @param bytes at least 1 (default 8 MiB)
+   */
+  public void setMutationBufferMaxBytes(long bytes) {
+    if (bytes < 1) {
+      throw NyalaException.invalidArgument("mutation buffer max bytes must be at least 1, got %d",
+          bytes);
+    }
+    synchronized (lock) {
+      mutationBufferMaxBytes = bytes;
     }
   }
 

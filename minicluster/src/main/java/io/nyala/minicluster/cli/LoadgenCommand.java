@@ -2,23 +2,21 @@ package io.nyala.minicluster.cli;
 
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
-import io.nyala.client.NyalaSession;
+import io.nyala.client.NyalaSession.FlushMode;
 import io.nyala.client.NyalaTable;
-import io.nyala.client.Operation;
-import io.nyala.client.RowError;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.schema.ColumnSchema;
-import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.minicluster.MiniCluster;
+import io.nyala.minicluster.ProcessMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,7 +25,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code nyala perf loadgen}: writes generated rows (an int64 key and a few typed columns) with
- * several threads, shows progress, and ends with a line of rows, seconds and rows/s.
+ * several threads in a chosen flush mode, shows progress, and ends with rows/s, MB/s and the
+ * client-side latency percentiles of each flush (of each operation in AUTO_FLUSH_SYNC). With
+ * {@code --minicluster} or {@code --processes} it starts its own 1 master + 3 tablet servers
+ * (docs/performance.md has the figures and the commands that measured them).
  */
 @Command(name = "loadgen", mixinStandardHelpOptions = true, showDefaultValues = true,
     description = "Writes N generated rows into a table (created if missing; kept afterwards).")
@@ -56,11 +57,36 @@ final class LoadgenCommand implements Callable<Integer> {
   @Option(names = "--start-key", defaultValue = "0", description = "First key written.")
   long startKey;
 
-  @Option(names = "--batch", defaultValue = "1000", description = "Rows per flush.")
+  @Option(names = "--batch", defaultValue = "1000",
+      description = "Rows per flush (MANUAL_FLUSH), or per background buffer.")
   int batch;
 
-  /** Rows refused because their key was already in the table (a rerun on the same keys). */
-  private final AtomicLong alreadyPresent = new AtomicLong();
+  @Option(names = "--flush-mode", defaultValue = "AUTO_FLUSH_BACKGROUND",
+      description = "AUTO_FLUSH_SYNC (each row written and waited for), AUTO_FLUSH_BACKGROUND "
+          + "or MANUAL_FLUSH.")
+  FlushMode flushMode;
+
+  @Option(names = "--string-len", defaultValue = "16",
+      description = "Length of each row's string value.")
+  int stringLen;
+
+  @Option(names = "--minicluster",
+      description = "Start a 1 master + 3 tablet server cluster in this JVM (ignores --masters).")
+  boolean minicluster;
+
+  @Option(names = "--processes",
+      description = "Start a 1 master + 3 tablet server cluster as server processes.")
+  boolean processes;
+
+  @Option(names = "--server-jvm-option", paramLabel = "OPTION",
+      description = "A JVM option of the server processes of --processes (e.g. "
+          + "-XX:StartFlightRecording=filename=DIR/); repeatable.")
+  List<String> serverJvmOptions = new ArrayList<>();
+
+  @Option(names = "--tserver-flag", paramLabel = "FLAG",
+      description = "A flag of every tablet server of --minicluster or --processes (e.g. "
+          + "--raft_property=KEY=VALUE, to compare a Ratis setting); repeatable.")
+  List<String> tserverFlags = new ArrayList<>();
 
   static Schema schema() {
     return Schema.forTable(List.of(
@@ -78,49 +104,78 @@ final class LoadgenCommand implements Callable<Integer> {
     CliErrors.requireAtLeast(spec, "--replicas", replicas, 0);
     CliErrors.requireAtLeast(spec, "--threads", threads, 1);
     CliErrors.requireAtLeast(spec, "--batch", batch, 1);
-    try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
-      NyalaTable t = openOrCreate(client);
-      AtomicLong written = new AtomicLong();
-      AtomicLong failed = new AtomicLong();
-      List<String> firstErrors = java.util.Collections.synchronizedList(new ArrayList<>());
-      long t0 = System.nanoTime();
-      ExecutorService pool = Executors.newFixedThreadPool(threads);
-      try (Progress p = new Progress(System.out, "loadgen", rows, written::get)) {
-        List<Future<?>> fs = new ArrayList<>();
-        for (int w = 0; w < threads; w++) {
-          long from = startKey + rows * w / threads;
-          long to = startKey + rows * (w + 1) / threads;
-          fs.add(pool.submit(() -> {
-            writeRange(client, t, from, to, written, failed, firstErrors);
-            return null;
-          }));
-        }
-        for (Future<?> f : fs) {
-          f.get();
-        }
-      } finally {
-        pool.shutdownNow();
-      }
-      double secs = Progress.secondsSince(t0);
-      for (String e : firstErrors) {
-        System.out.println("row error: " + e);
-      }
-      System.out.printf("loadgen: %d rows written to '%s' in %.2f s (%.0f rows/s), %d failed%n",
-          written.get(), table, secs, written.get() / Math.max(secs, 1e-9), failed.get());
-      if (alreadyPresent.get() > 0) {
-        System.out.printf("loadgen: %d of the keys [%d, %d) were already in '%s' (an earlier "
-            + "run?); write new ones with --start-key %d%n", alreadyPresent.get(), startKey,
-            startKey + rows, table, startKey + rows);
-      }
-      return failed.get() == 0 ? 0 : 1;
+    CliErrors.requireAtLeast(spec, "--string-len", stringLen, 0);
+    if (!minicluster && !processes) {
+      return run(masters.get());
+    }
+    MiniCluster.Builder b = MiniCluster.builder().numMasters(1).numTabletServers(3)
+        .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
+    serverJvmOptions.forEach(b::serverJvmOption);
+    tserverFlags.forEach(b::tserverFlag);
+    try (MiniCluster c = b.build()) {
+      System.out.printf("loadgen: started 1 master + 3 tablet servers %s (%s)%n",
+          processes ? "as processes" : "in this JVM", c.masterAddresses());
+      return run(c.masterAddresses());
     }
   }
 
-  private NyalaTable openOrCreate(NyalaClient client) {
+  private int run(String masterAddresses) throws Exception {
+    try (NyalaClient client = NyalaClient.builder(masterAddresses).build()) {
+      NyalaTable t = openOrCreate(client, masterAddresses);
+      LoadgenWriter.Config config = new LoadgenWriter.Config(flushMode, batch, stringLen);
+      Latencies latencies = new Latencies();
+      LoadgenTally tally = new LoadgenTally();
+      long t0 = System.nanoTime();
+      writeAll(new LoadgenWriter(client, t, config, latencies, tally), tally);
+      double secs = Progress.secondsSince(t0);
+      report(tally, latencies, secs);
+      return tally.failed() == 0 ? 0 : 1;
+    }
+  }
+
+  private void writeAll(LoadgenWriter writer, LoadgenTally tally) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try (Progress p = new Progress(System.out, "loadgen", rows, tally::written)) {
+      List<Future<?>> fs = new ArrayList<>();
+      for (int w = 0; w < threads; w++) {
+        long from = startKey + rows * w / threads;
+        long to = startKey + rows * (w + 1) / threads;
+        fs.add(pool.submit(() -> {
+          writer.write(from, to);
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private void report(LoadgenTally tally, Latencies latencies, double secs) {
+    for (String e : tally.firstErrors()) {
+      System.out.println("row error: " + e);
+    }
+    String what = flushMode == FlushMode.AUTO_FLUSH_SYNC ? "operations" : "flushes";
+    System.out.printf("loadgen: %s, %d threads, %d-byte strings; latency of %s%n", flushMode,
+        threads, stringLen, latencies.summary().format(what));
+    double s = Math.max(secs, 1e-9);
+    System.out.printf("loadgen: %d rows written to '%s' in %.2f s (%.0f rows/s, %.2f MB/s), "
+        + "%d failed%n", tally.written(), table, secs, tally.written() / s,
+        tally.bytes() / s / 1e6, tally.failed());
+    if (tally.alreadyPresent() > 0) {
+      System.out.printf("loadgen: %d of the keys [%d, %d) were already in '%s' (an earlier "
+          + "run?); write new ones with --start-key %d%n", tally.alreadyPresent(), startKey,
+          startKey + rows, table, startKey + rows);
+    }
+  }
+
+  private NyalaTable openOrCreate(NyalaClient client, String masterAddresses) {
     if (client.tableExists(table)) {
       return client.openTable(table);
     }
-    int rf = replicas > 0 ? replicas : defaultReplicas();
+    int rf = replicas > 0 ? replicas : defaultReplicas(masterAddresses);
     CreateTableOptions o = new CreateTableOptions().setNumReplicas(rf);
     if (buckets > 1) {
       o.addHashPartitions(List.of("key"), buckets);
@@ -136,62 +191,11 @@ final class LoadgenCommand implements Callable<Integer> {
   }
 
   /** As many replicas as there are live tablet servers, at most 3 (and at least 1). */
-  private int defaultReplicas() {
-    long live = TableCreateCommand.liveTabletServers(masters.get());
+  private int defaultReplicas(String masterAddresses) {
+    long live = TableCreateCommand.liveTabletServers(masterAddresses);
     int rf = TableCreateCommand.defaultReplicas(live);
     System.out.printf("loadgen: creating '%s' with %d replicas (%d live tablet servers)%n",
         table, rf, live);
     return rf;
-  }
-
-  private void writeRange(NyalaClient client, NyalaTable t, long from, long to,
-      AtomicLong written, AtomicLong failed, List<String> firstErrors) {
-    NyalaSession session = client.newSession();
-    session.setFlushMode(NyalaSession.FlushMode.MANUAL_FLUSH);
-    session.setMutationBufferSpace(batch);
-    Schema s = t.getSchema();
-    long now = System.currentTimeMillis() * 1000;
-    long pending = 0;
-    for (long k = from; k < to; k++) {
-      Operation op = t.newInsert();
-      PartialRow r = op.getRow();
-      r.addLong("key", k);
-      r.addInt("int_val", (int) (k * 31));
-      r.addString("str_val", "row-" + k);
-      r.addDouble("double_val", k * 0.5);
-      if (s.hasColumn("ts_val")) {
-        r.addTimestampMicros("ts_val", now + k);
-      }
-      session.apply(op);
-      if (++pending == batch) {
-        flush(session, pending, written, failed, firstErrors);
-        pending = 0;
-      }
-    }
-    flush(session, pending, written, failed, firstErrors);
-    session.close();
-  }
-
-  private void flush(NyalaSession session, long pending, AtomicLong written,
-      AtomicLong failed, List<String> firstErrors) {
-    if (pending == 0) {
-      return;
-    }
-    var responses = session.flush();
-    long bad = 0;
-    for (var r : responses) {
-      if (r.hasRowError()) {
-        bad++;
-        RowError e = r.getRowError();
-        if (e.getErrorStatus().isAlreadyPresent()) {
-          alreadyPresent.incrementAndGet();
-        }
-        if (firstErrors.size() < 5) {
-          firstErrors.add(e.toString());
-        }
-      }
-    }
-    failed.addAndGet(bad);
-    written.addAndGet(pending - bad);
   }
 }
