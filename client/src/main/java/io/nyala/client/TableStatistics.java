@@ -1,0 +1,16 @@
+package io.nyala.client;
+
+/**
+ * A table's size as its tablet servers report it: Kudu's {@code getTableStatistics(table)}
+ * (docs/architecture.md, "Client statistics").
+ *
+ * @param tableName the table's name
+ * @param liveRowCount the sum over the table's tablets of each leader's estimate of its live
+ *     rows (a tablet without a reachable leader counts with its largest replica's estimate);
+ *     an estimate, not a scan: writes in flight may or may not be in it
+ * @param numTablets the table's tablets
+ * @param tabletsCounted of those, the tablets some replica reported; fewer than
+ *     {@code numTablets} when a tablet server could not be asked
+ */
+public record TableStatistics(String tableName, long liveRowCount, int numTablets,
+    int tabletsCounted) {}
