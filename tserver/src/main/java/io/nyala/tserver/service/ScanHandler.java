@@ -96,7 +96,7 @@ final class ScanHandler {
     CompletableFuture<Long> pinned = readPoint(replica, server, n);
     return pinned.thenApply(snap -> {
       Scanner s = scanners.register(n.getTabletId(), store, spec.atSnapshot(snap), n.getLimit());
-      scannersOpened.increment();
+      scannersOpened.inc();
       try {
         s.checkSeq(req.getCallSeqId());
         return page(s, req);
