@@ -55,13 +55,12 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.transport = new Transport(b.trustedCaFile);
     Backoff backoff = Backoff.DEFAULT;
     MasterProxy master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
-    this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs,
-        new ClientCounters());
+    this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs, new ClientCounters());
     this.batcher = new Batcher(this);
     this.locations = new LocationCache(master);
     this.ddl = new TableDdl(this, master, transport, backoff, locations,
         adminOperationTimeoutMs);
-    this.cluster = new ClusterInfo(master, transport, ddl, adminOperationTimeoutMs,
+    this.cluster = new ClusterInfo(master, transport, ddl, b.adminOperationTimeoutMs,
         b.rpcTimeoutMs);
     byte[] id = new byte[16];
     new SecureRandom().nextBytes(id);
