@@ -88,25 +88,39 @@ final class ClusterInfo {
             ? List.<StatusPB>of() : r.getTabletsList());
   }
 
+  /** One replica's figures. */
+  private record Figures(long rows, long bytes) {
+    static Figures of(StatusPB s) {
+      return new Figures(s.getEstimatedRows(), s.getOnDiskBytes());
+    }
+
+    Figures larger(Figures o) {
+      return o.rows > rows || (o.rows == rows && o.bytes > bytes) ? o : this;
+    }
+  }
+
   private static TableStatistics sum(TableInfo table,
       List<CompletableFuture<List<StatusPB>>> calls) {
-    Map<String, Long> leaders = new HashMap<>();
-    Map<String, Long> largest = new HashMap<>();
+    Map<String, Figures> leaders = new HashMap<>();
+    Map<String, Figures> largest = new HashMap<>();
     for (CompletableFuture<List<StatusPB>> c : calls) {
       for (StatusPB s : c.join()) {
         if (!s.getTableId().equals(table.id())) {
           continue;
         }
-        largest.merge(s.getTabletId(), s.getEstimatedRows(), Math::max);
+        largest.merge(s.getTabletId(), Figures.of(s), Figures::larger);
         if (s.getRole() == RaftRolePB.LEADER) {
-          leaders.put(s.getTabletId(), s.getEstimatedRows());
+          leaders.put(s.getTabletId(), Figures.of(s));
         }
       }
     }
     long rows = 0;
-    for (Map.Entry<String, Long> e : largest.entrySet()) {
-      rows += leaders.getOrDefault(e.getKey(), e.getValue());
+    long bytes = 0;
+    for (Map.Entry<String, Figures> e : largest.entrySet()) {
+      Figures f = leaders.getOrDefault(e.getKey(), e.getValue());
+      rows += f.rows();
+      bytes += f.bytes();
     }
-    return new TableStatistics(table.name(), rows, table.numTablets(), largest.size());
+    return new TableStatistics(table.name(), rows, bytes, table.numTablets(), largest.size());
   }
 }

@@ -146,7 +146,7 @@ class ClientStatisticsTest {
 
     TableStatistics s = f.client.getTableStatistics("m");
 
-    assertThat(s).isEqualTo(new TableStatistics("m", 100, 4, 4));
+    assertThat(s).isEqualTo(new TableStatistics("m", 100, 100 * 100, 4, 4));
     assertThat(f.client.getTableStatistics("other").liveRowCount()).isZero();
     assertThatThrownBy(() -> f.client.getTableStatistics("missing"))
         .isInstanceOf(NyalaException.class).hasMessageContaining("table 'missing' not found")

@@ -139,7 +139,10 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
     return stopped;
   }
 
-  /** Lists the replicas this server holds, each with its tablet's row count as the estimate. */
+  /**
+   * Lists the replicas this server holds, each with its tablet's row count as the estimate and
+   * 100 bytes a row as its size on disk.
+   */
   @Override
   public void listTablets(ListTabletsRequestPB req, StreamObserver<ListTabletsResponsePB> obs) {
     ListTabletsResponsePB.Builder b = ListTabletsResponsePB.newBuilder();
@@ -149,7 +152,7 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
           b.addTablets(ListTabletsResponsePB.StatusPB.newBuilder().setTabletId(t.id())
               .setTableId(table.id).setTableName(table.name).setState("RUNNING")
               .setRole(t.leader() == this ? RaftRolePB.LEADER : RaftRolePB.FOLLOWER)
-              .setEstimatedRows(t.rowCount()));
+              .setEstimatedRows(t.rowCount()).setOnDiskBytes(100L * t.rowCount()));
         }
       }
     }
