@@ -6,6 +6,7 @@ import io.nyala.client.locations.TabletCaller;
 import io.nyala.client.master.MasterProxy;
 import io.nyala.client.rpc.Backoff;
 import io.nyala.client.rpc.Transport;
+import io.nyala.client.stats.ClientCounters;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Schema;
@@ -39,6 +40,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
   private final Batcher batcher;
   private final LocationCache locations;
   private final TableDdl ddl;
+  private final ClusterInfo cluster;
   private final Set<NyalaSession> openSessions = ConcurrentHashMap.newKeySet();
   private final ByteString clientId;
   private final AtomicLong nextSeqNo = new AtomicLong(1);
@@ -53,11 +55,13 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.transport = new Transport(b.trustedCaFile);
     Backoff backoff = Backoff.DEFAULT;
     MasterProxy master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
-    this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs);
+    this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs, new ClientCounters());
     this.batcher = new Batcher(this);
     this.locations = new LocationCache(master);
     this.ddl = new TableDdl(this, master, transport, backoff, locations,
         adminOperationTimeoutMs);
+    this.cluster = new ClusterInfo(master, transport, ddl, b.adminOperationTimeoutMs,
+        b.rpcTimeoutMs);
     byte[] id = new byte[16];
     new SecureRandom().nextBytes(id);
     this.clientId = ByteString.copyFrom(id);
@@ -196,6 +200,21 @@ public final class AsyncNyalaClient implements AutoCloseable {
     return new NyalaScanTokenBuilder(table);
   }
 
+  /** @return what this client has done since it was built, see {@link ClientStatistics} */
+  public ClientStatistics getStatistics() {
+    return ClientStatistics.of(tabletCaller.counters());
+  }
+
+  /** @return every tablet server the leader master knows, live or not, in its order */
+  public CompletableFuture<List<TabletServerInfo>> listTabletServers() {
+    return cluster.listTabletServers();
+  }
+
+  /** @return the named table's size as its tablet servers report it (NOT_FOUND if absent) */
+  public CompletableFuture<TableStatistics> getTableStatistics(String name) {
+    return cluster.tableStatistics(name);
+  }
+
   /** @return the configured master addresses */
   public List<HostPort> getMasterAddresses() {
     return masterAddresses;
@@ -313,15 +332,8 @@ public final class AsyncNyalaClient implements AutoCloseable {
     }
 
     /**
-     * Sets the time allowed for each write flush and each scan call, retries included.
-     *
-     * <p>A write is retried with the same sequence number, and a tablet server answers a retry
-     * from its first outcome only while it remembers that outcome: for its Raft retry cache's
-     * expiry ({@code raft.server.retrycache.expirytime}, 60 s by default). Keep this timeout
-     * under that window, or a retry arriving later is applied again (an insert then fails
-     * with ALREADY_PRESENT).
-     *
-     * @param ms milliseconds, positive (default 30 000)
+     * @param ms the time allowed for each write flush and each scan call, retries included,
+     *     see {@link NyalaClient.Builder#defaultOperationTimeoutMs}
      * @return this
      */
     public Builder defaultOperationTimeoutMs(long ms) {
@@ -341,19 +353,8 @@ public final class AsyncNyalaClient implements AutoCloseable {
     }
 
     /**
-     * Sets how long one attempt of a tablet RPC (a write batch or a scan page) or of a master
-     * RPC may wait for its answer; a master that does not answer in time is skipped for the
-     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the
-     * attempt is abandoned and the same request is sent again — to whichever replica is leader
-     * by then — while the operation timeout has time left. Without
-     * it, a leader that froze, or that committed a write but whose answer was lost, would hold
-     * the operation until its deadline. Retried writes keep their sequence number, so a write
-     * that did commit is answered with its first outcome, not applied twice.
-     *
-     * <p>Keep it well under the operation timeout, and above the longest a healthy server takes
-     * to answer one request.
-     *
-     * @param ms milliseconds, positive (default 5 000); capped by the operation's deadline
+     * @param ms how long one tablet or master RPC attempt may wait for its answer before it is
+     *     sent again (default 5 000), see {@link NyalaClient.Builder#defaultRpcTimeoutMs}
      * @return this
      */
     public Builder defaultRpcTimeoutMs(long ms) {

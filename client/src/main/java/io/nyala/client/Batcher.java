@@ -3,6 +3,7 @@ package io.nyala.client;
 import io.nyala.client.locations.RemoteTablet;
 import io.nyala.client.locations.TableLocations;
 import io.nyala.client.rpc.Deadline;
+import io.nyala.client.stats.ClientCounters;
 import io.nyala.common.NyalaException;
 import io.nyala.common.row.ByteWriter;
 import io.nyala.common.row.RowOperations;
@@ -39,16 +40,21 @@ final class Batcher {
    */
   CompletableFuture<List<OperationResponse>> flush(List<Operation> ops, Deadline deadline) {
     Flush f = new Flush(List.copyOf(ops), deadline);
+    ClientCounters counters = client.tabletCaller().counters();
+    counters.writesApplied(ops.size());
     f.locateFrom(0);
     return f.located.thenCompose(v -> f.sendAll()).handle((v, err) -> {
       NyalaException e = err == null ? null : NyalaException.from(err);
+      int rowErrors = 0;
       for (int i = 0; i < f.out.length; i++) {
         if (f.out[i] == null) {
           // Only reachable through a bug; the rows must still get an answer.
           NyalaException why = e != null ? e : NyalaException.illegalState("row was not sent");
           f.out[i] = failed(f.ops.get(i), why, "");
         }
+        rowErrors += f.out[i].hasRowError() ? 1 : 0;
       }
+      counters.writesFinished(f.out.length - rowErrors, rowErrors);
       return Arrays.asList(f.out);
     });
   }

@@ -90,6 +90,35 @@ public final class NyalaClient implements AutoCloseable {
     return Sync.join(async.alterTable(name, options));
   }
 
+  /**
+   * A snapshot of this client's counters: writes, scans, tablet RPCs and per-tablet figures.
+   *
+   * @return the snapshot; take two and subtract to measure a stretch of work
+   */
+  public ClientStatistics getStatistics() {
+    return async.getStatistics();
+  }
+
+  /**
+   * The tablet servers the leader master knows (Kudu's {@code listTabletServers()}).
+   *
+   * @return every one, live or not, in the master's order
+   */
+  public List<TabletServerInfo> listTabletServers() {
+    return Sync.join(async.listTabletServers());
+  }
+
+  /**
+   * A table's size as its tablet servers report it (Kudu's {@code getTableStatistics}).
+   *
+   * @param name the table's name
+   * @return its live row count estimate
+   * @throws NyalaException NOT_FOUND if there is no such table
+   */
+  public TableStatistics getTableStatistics(String name) {
+    return Sync.join(async.getTableStatistics(name));
+  }
+
   /** @return every table's name */
   public List<String> listTables() {
     return Sync.join(async.listTables());
@@ -172,9 +201,15 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
-     * @param ms time allowed for each write flush and scan call (default 30 000); keep it
-     *     under the tablet servers' retry cache window (60 s by default), see
-     *     {@link AsyncNyalaClient.Builder#defaultOperationTimeoutMs}
+     * Sets the time allowed for each write flush and each scan call, retries included.
+     *
+     * <p>A write is retried with the same sequence number, and a tablet server answers a retry
+     * from its first outcome only while it remembers that outcome: for its Raft retry cache's
+     * expiry ({@code raft.server.retrycache.expirytime}, 60 s by default). Keep this timeout
+     * under that window, or a retry arriving later is applied again (an insert then fails
+     * with ALREADY_PRESENT).
+     *
+     * @param ms milliseconds, positive (default 30 000)
      * @return this
      */
     public Builder defaultOperationTimeoutMs(long ms) {
@@ -192,9 +227,19 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
-     * @param ms time one tablet RPC attempt may wait for its answer before the client gives up
-     *     on it and retries (default 5 000); see
-     *     {@link AsyncNyalaClient.Builder#defaultRpcTimeoutMs}
+     * Sets how long one attempt of a tablet RPC (a write batch or a scan page) or of a master
+     * RPC may wait for its answer; a master that does not answer in time is skipped for the
+     * next one, so one dead master never stalls a DDL or location lookup. When it passes, the
+     * attempt is abandoned and the same request is sent again — to whichever replica is leader
+     * by then — while the operation timeout has time left. Without
+     * it, a leader that froze, or that committed a write but whose answer was lost, would hold
+     * the operation until its deadline. Retried writes keep their sequence number, so a write
+     * that did commit is answered with its first outcome, not applied twice.
+     *
+     * <p>Keep it well under the operation timeout, and above the longest a healthy server takes
+     * to answer one request.
+     *
+     * @param ms milliseconds, positive (default 5 000); capped by the operation's deadline
      * @return this
      */
     public Builder defaultRpcTimeoutMs(long ms) {

@@ -7,6 +7,7 @@ import io.nyala.client.locations.TableLocations;
 import io.nyala.client.locations.TabletCaller;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
+import io.nyala.client.stats.ClientCounters;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.proto.tserver.NewScanRequestPB;
@@ -115,6 +116,8 @@ final class TabletScan {
         .setBatchSizeBytes(spec.batchSizeBytes()).build();
     Transport transport = client.transport();
     Replica r = replica;
+    ClientCounters counters = client.tabletCaller().counters();
+    counters.rpcSent();
     return transport.<ScanResponsePB>call(r.rpcAddress(),
             obs -> transport.tserver(r.rpcAddress(),
                 deadline.forAttempt(client.tabletCaller().attemptTimeoutMs())).scan(req, obs))
@@ -125,11 +128,13 @@ final class TabletScan {
           if (e == null) {
             return CompletableFuture.completedFuture(onPage(resp));
           }
+          counters.rpcFailed(e.code());
           TabletCaller.Disposition d = TabletCaller.classify(locations, servingTablet, r, e);
           // NOT_FOUND here is usually our scanner (expired, or its server restarted): reopen.
           if (d == TabletCaller.Disposition.FAIL && e.code() != StatusCode.NOT_FOUND) {
             return CompletableFuture.<RowResultIterator>failedFuture(e);
           }
+          counters.rpcRetried(tablet.id());
           return restart(limit, deadline);
         })
         .thenCompose(f -> f);
@@ -175,6 +180,7 @@ final class TabletScan {
           }
           servingTablet = served.tablet();
           replica = served.replica();
+          client.tabletCaller().counters().scannerOpened();
           return onPage(served.response());
         });
   }
@@ -203,6 +209,7 @@ final class TabletScan {
     Schema projection = resp.hasProjection() && resp.getProjection().getColumnsCount() > 0
         ? Schema.fromPb(resp.getProjection()) : spec.projection();
     List<Object[]> rows = RowBlock.decode(projection, resp.getData());
+    client.tabletCaller().counters().scanPage(rows.size(), resp.getData().getSerializedSize());
     return new RowResultIterator(projection, rows);
   }
 

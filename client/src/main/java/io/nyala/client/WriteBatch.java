@@ -87,6 +87,7 @@ final class WriteBatch {
                     "partition of tablet %s of table '%s' is now owned by tablet %s",
                     tablet.id(), table.getName(), t.id()));
               }
+              client.tabletCaller().counters().writeSent(request.getSerializedSize());
               return transport.<WriteResponsePB>call(replica.rpcAddress(),
                   obs -> transport.tserver(replica.rpcAddress(), d).write(request, obs));
             }, WriteResponsePB::getError, deadline)
@@ -105,6 +106,7 @@ final class WriteBatch {
 
   private void failAll(List<Operation> ops, OperationResponse[] out, NyalaException e) {
     ErrorStatus status = ErrorStatus.of(e);
+    client.tabletCaller().counters().tabletWritten(tablet.id(), indexes.size(), indexes.size());
     for (int i : indexes) {
       out[i] = new OperationResponse(ops.get(i), new RowError(ops.get(i), status, tablet.id()), 0);
     }
@@ -124,9 +126,12 @@ final class WriteBatch {
       errors[row] = new RowError(op, ErrorStatus.of(NyalaException.fromPb(e.getError())),
           tablet.id());
     }
+    int failed = 0;
     for (int k = 0; k < errors.length; k++) {
       int i = indexes.get(k);
       out[i] = new OperationResponse(ops.get(i), errors[k], resp.getWriteIndex());
+      failed += errors[k] != null ? 1 : 0;
     }
+    client.tabletCaller().counters().tabletWritten(tablet.id(), errors.length, failed);
   }
 }

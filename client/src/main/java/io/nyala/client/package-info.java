@@ -28,9 +28,10 @@
  * }</pre>
  *
  * <p>This package holds the user-facing API and the write and scan paths, the DDL calls behind
- * the client ({@code TableDdl}) and the client's per-table location caches
- * ({@code LocationCache}); the transport, master leader discovery and the tablet location cache
- * itself live in its subpackages and are not API. It must not reach into servers: everything
- * goes through the master's and tablet servers' RPCs.
+ * the client ({@code TableDdl}), cluster introspection ({@code ClusterInfo}) and the client's
+ * per-table location caches ({@code LocationCache}); the transport, master leader discovery, the
+ * tablet location cache itself and the client's counters ({@code stats}, read as
+ * {@link io.nyala.client.ClientStatistics}) live in its subpackages and are not API. It must not
+ * reach into servers: everything goes through the master's and tablet servers' RPCs.
  */
 package io.nyala.client;

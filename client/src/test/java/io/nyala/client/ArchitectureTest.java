@@ -73,6 +73,16 @@ class ArchitectureTest {
   }
 
   @Test
+  void countersKnowNothingOfTheRestOfTheClient() {
+    noClasses().that().resideInAPackage("io.nyala.client.stats..")
+        .should().dependOnClassesThat(resideInAPackage("io.nyala.client..")
+            .and(not(resideInAPackage("io.nyala.client.stats.."))))
+        .because("client/stats/package-info.java: knows nothing of the rest of the client, so "
+            + "that the root package and locations can both update it")
+        .check(classes);
+  }
+
+  @Test
   void locationsKnowNothingOfRowsOrScans() {
     noClasses().that().resideInAPackage("io.nyala.client.locations..")
         .should().dependOnClassesThat().resideInAnyPackage(

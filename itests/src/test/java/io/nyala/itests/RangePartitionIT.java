@@ -28,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -73,14 +74,19 @@ class RangePartitionIT {
       assertThat(gap.getRowError().getErrorStatus().message())
           .contains("table 'events': no range partition covers row (ts=" + (5 * DAY + 1000) + ")");
 
-      assertThat(scanDay(client, table, 1)).isEqualTo(new Scanned(PER_DAY, 2));
-      assertThat(scan(client, table)).isEqualTo(new Scanned(3 * PER_DAY, 6));
+      NyalaTable created = table;
+      assertThat(onServers(cluster, 2, () -> scanDay(client, created, 1)))
+          .isEqualTo(new Scanned(PER_DAY, 2));
+      assertThat(onServers(cluster, 6, () -> scan(client, created)))
+          .isEqualTo(new Scanned(3 * PER_DAY, 6));
 
       table = client.alterTable("events", new AlterTableOptions()
           .addRangePartition(day(3), day(4)));
       assertThat(probe.tabletIds("events")).hasSize(8);
       insertDay(client, table, 3, 0, PER_DAY);
-      assertThat(scanDay(client, table, 3)).isEqualTo(new Scanned(PER_DAY, 2));
+      NyalaTable withDay3 = table;
+      assertThat(onServers(cluster, 2, () -> scanDay(client, withDay3, 3)))
+          .isEqualTo(new Scanned(PER_DAY, 2));
 
       Set<String> before = new HashSet<>(probe.tabletIds("events"));
       long written = dropDayZeroWhileWritingDayTwo(client, table);
@@ -148,6 +154,30 @@ class RangePartitionIT {
         assertThat(r.hasRowError()).as("%s", r).isFalse();
       }
     }
+  }
+
+  /**
+   * Runs a scan and checks, on the tablet servers' own counters, that it opened exactly
+   * {@code expectedTablets} server-side scanners: the pruning happens before any tablet is
+   * called, not by tablets answering empty.
+   */
+  private static Scanned onServers(MiniCluster cluster, int expectedTablets,
+      Supplier<Scanned> scan) {
+    long before = scannersOpened(cluster);
+    Scanned scanned = scan.get();
+    assertThat(scannersOpened(cluster) - before)
+        .as("scanners_opened_total summed over the tablet servers").isEqualTo(expectedTablets);
+    return scanned;
+  }
+
+  private static long scannersOpened(MiniCluster cluster) {
+    long sum = 0;
+    for (int i = 0; i < 3; i++) {
+      double v = ServerMetrics.value(cluster.tabletServer(i), "scanners_opened_total");
+      assertThat(v).as("scanners_opened_total of tablet server %d", i).isGreaterThanOrEqualTo(0);
+      sum += (long) v;
+    }
+    return sum;
   }
 
   /** Rows a scan returned and tablets it opened. */

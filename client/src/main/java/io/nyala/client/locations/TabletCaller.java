@@ -4,6 +4,7 @@ import io.nyala.client.rpc.Backoff;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
 import io.nyala.client.rpc.TransportException;
+import io.nyala.client.stats.ClientCounters;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.proto.ErrorPB;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * the request and never answers (frozen, partitioned, or its answer lost after the write
  * committed) must not use up the whole operation deadline, or the retry that the exactly-once
  * protocol relies on would never be sent. A timed-out attempt counts as an unreachable replica.
+ *
+ * <p>Every attempt, failure and retry is counted in the client's {@link ClientCounters}.
  */
 public final class TabletCaller {
   private static final Logger LOG = LoggerFactory.getLogger(TabletCaller.class);
@@ -74,6 +77,7 @@ public final class TabletCaller {
   private final Transport transport;
   private final Backoff backoff;
   private final long attemptTimeoutMs;
+  private final ClientCounters counters;
 
   /**
    * A caller.
@@ -82,8 +86,10 @@ public final class TabletCaller {
    * @param backoff the delays between attempts
    * @param attemptTimeoutMs the longest one attempt may wait for its answer before it is
    *     abandoned and retried (the operation's deadline still bounds the whole call)
+   * @param counters where attempts, failures and retries are counted
    */
-  public TabletCaller(Transport transport, Backoff backoff, long attemptTimeoutMs) {
+  public TabletCaller(Transport transport, Backoff backoff, long attemptTimeoutMs,
+      ClientCounters counters) {
     if (attemptTimeoutMs <= 0) {
       throw new IllegalArgumentException(
           "attempt timeout must be positive, got " + attemptTimeoutMs + " ms");
@@ -91,6 +97,12 @@ public final class TabletCaller {
     this.transport = transport;
     this.backoff = backoff;
     this.attemptTimeoutMs = attemptTimeoutMs;
+    this.counters = counters;
+  }
+
+  /** @return the client's counters, which this caller updates */
+  public ClientCounters counters() {
+    return counters;
   }
 
   /** @return the longest one attempt waits for its answer, in milliseconds */
@@ -201,7 +213,7 @@ public final class TabletCaller {
         if (err != null) {
           NyalaException e = NyalaException.from(err);
           if (e.code() == StatusCode.SERVICE_UNAVAILABLE && !deadline.expired()) {
-            retryLater(e);
+            retryLater(e, null);
           } else {
             result.completeExceptionally(e);
           }
@@ -211,9 +223,10 @@ public final class TabletCaller {
         if (replica == null) {
           locations.invalidate(tablet);
           retryLater(NyalaException.unavailable("%s has no replicas in the master's locations",
-              tablet));
+              tablet), tablet.id());
           return;
         }
+        counters.rpcSent();
         sender.send(tablet, replica, deadline.forAttempt(attemptTimeoutMs))
             .whenComplete((resp, sendErr) -> {
               try {
@@ -237,6 +250,7 @@ public final class TabletCaller {
         result.complete(new Served<>(tablet, replica, resp));
         return;
       }
+      counters.rpcFailed(e.code());
       if (err != null && deadline.expired() && lastError != null) {
         // The call was cut by our own deadline; the error before it says more.
         result.completeExceptionally(timedOut());
@@ -254,11 +268,12 @@ public final class TabletCaller {
           avoid.remove(tablet.leader().uuid());
         }
       }
-      retryLater(e);
+      retryLater(e, tablet.id());
     }
 
-    private void retryLater(NyalaException e) {
+    private void retryLater(NyalaException e, String tabletId) {
       lastError = e;
+      counters.rpcRetried(tabletId);
       long delay = Math.min(backoff.delayMillis(attempts - 1), deadline.remainingMillis());
       transport.delay(delay).whenComplete((v, err) -> {
         if (err != null) {

@@ -19,6 +19,8 @@ import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
 import io.nyala.common.proto.master.ListTablesResponsePB;
+import io.nyala.common.proto.master.ListTabletServersRequestPB;
+import io.nyala.common.proto.master.ListTabletServersResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
@@ -179,6 +181,24 @@ public final class FakeMaster extends MasterServiceGrpc.MasterServiceImplBase {
         .filter(t -> t.name.contains(req.getNameFilter()))
         .forEach(t -> b.addTables(ListTablesResponsePB.TableInfo.newBuilder().setId(t.id)
             .setName(t.name).setNumTablets(t.tablets.size()).setNumReplicas(t.numReplicas)));
+    reply(obs, b.build());
+  }
+
+  @Override
+  public void listTabletServers(ListTabletServersRequestPB req,
+      StreamObserver<ListTabletServersResponsePB> obs) {
+    ErrorPB e = enter("ListTabletServers");
+    if (e != null) {
+      reply(obs, ListTabletServersResponsePB.newBuilder().setError(e).build());
+      return;
+    }
+    ListTabletServersResponsePB.Builder b = ListTabletServersResponsePB.newBuilder();
+    for (FakeTabletServer ts : cluster.tservers()) {
+      int replicas = (int) cluster.tables().values().stream().flatMap(t -> t.tablets.stream())
+          .filter(t -> t.replicas().contains(ts)).count();
+      b.addServers(ListTabletServersResponsePB.Entry.newBuilder().setTsInfo(ts.tsInfo())
+          .setLive(!ts.isStopped()).setNumReplicas(replicas).setNumAwakeReplicas(replicas));
+    }
     reply(obs, b.build());
   }
 

@@ -8,7 +8,10 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ColumnPredicatePB;
 import io.nyala.common.proto.ErrorPB;
+import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.TSInfoPB;
+import io.nyala.common.proto.tserver.ListTabletsRequestPB;
+import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.proto.tserver.NewScanRequestPB;
 import io.nyala.common.proto.tserver.PerRowErrorPB;
 import io.nyala.common.proto.tserver.ScanRequestPB;
@@ -74,6 +77,7 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
       new ConcurrentLinkedDeque<>();
   private final Map<ByteString, FakeScanner> scanners = new ConcurrentHashMap<>();
   private final AtomicInteger scannerIds = new AtomicInteger();
+  private volatile boolean stopped;
 
   FakeTabletServer(FakeCluster cluster, String uuid) {
     this.cluster = cluster;
@@ -126,7 +130,34 @@ public final class FakeTabletServer extends TabletServerServiceGrpc.TabletServer
 
   /** Stops the server: calls to it fail as unreachable. */
   public void stop() {
+    stopped = true;
     GrpcServers.stop(server);
+  }
+
+  /** @return whether {@link #stop} was called */
+  public boolean isStopped() {
+    return stopped;
+  }
+
+  /**
+   * Lists the replicas this server holds, each with its tablet's row count as the estimate and
+   * 100 bytes a row as its size on disk.
+   */
+  @Override
+  public void listTablets(ListTabletsRequestPB req, StreamObserver<ListTabletsResponsePB> obs) {
+    ListTabletsResponsePB.Builder b = ListTabletsResponsePB.newBuilder();
+    for (FakeCluster.FakeTable table : cluster.tables().values()) {
+      for (FakeTablet t : table.tablets) {
+        if (t.replicas().contains(this)) {
+          b.addTablets(ListTabletsResponsePB.StatusPB.newBuilder().setTabletId(t.id())
+              .setTableId(table.id).setTableName(table.name).setState("RUNNING")
+              .setRole(t.leader() == this ? RaftRolePB.LEADER : RaftRolePB.FOLLOWER)
+              .setEstimatedRows(t.rowCount()).setOnDiskBytes(100L * t.rowCount()));
+        }
+      }
+    }
+    obs.onNext(b.build());
+    obs.onCompleted();
   }
 
   @Override

@@ -102,7 +102,8 @@ final class ReplicaReports {
       return b.setError(r.getError().getMessage()).build();
     }
     if (sm != null && sm.store() != null) {
-      b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount());
+      b.setLastAppliedIndex(sm.appliedIndex()).setEstimatedRows(sm.store().liveRowCount())
+          .setOnDiskBytes(sm.store().onDiskBytes());
     } else if (r.getState() == TabletStatePB.HIBERNATED) {
       b.setLastAppliedIndex(metadata.getHibernated().getIndex())
           .setEstimatedRows(metadata.getHibernated().getLiveRows());

@@ -43,6 +43,7 @@ final class ScanHandler {
   private final ScannerManager scanners;
   private final int defaultBatchRows;
   private final MetricRegistry.Counter rowsReturned;
+  private final MetricRegistry.Counter scannersOpened;
 
   ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
       int defaultBatchRows, MetricRegistry metrics) {
@@ -51,6 +52,8 @@ final class ScanHandler {
     this.scanners = scanners;
     this.defaultBatchRows = defaultBatchRows;
     this.rowsReturned = metrics.counter("scan_rows_returned_total", "Rows returned by scans");
+    this.scannersOpened = metrics.counter("scanners_opened_total",
+        "Server-side scanners opened, one per tablet a scan reads (a reopen counts again)");
   }
 
   CompletableFuture<ScanResponsePB> scan(ScanRequestPB req) {
@@ -93,6 +96,7 @@ final class ScanHandler {
     CompletableFuture<Long> pinned = readPoint(replica, server, n);
     return pinned.thenApply(snap -> {
       Scanner s = scanners.register(n.getTabletId(), store, spec.atSnapshot(snap), n.getLimit());
+      scannersOpened.inc();
       try {
         s.checkSeq(req.getCallSeqId());
         return page(s, req);

@@ -176,6 +176,17 @@ public final class BlockTabletStore implements TabletStore {
   }
 
   @Override
+  public long onDiskBytes() {
+    long bytes = 0;
+    for (RowSet rs : state.rowsets()) {
+      for (DiskLayer d : rs.diskLayers()) {
+        bytes += d.sizeBytes();
+      }
+    }
+    return bytes;
+  }
+
+  @Override
   public void collectGarbage() {
     state.collectGarbage();
   }

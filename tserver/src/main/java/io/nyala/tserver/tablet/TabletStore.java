@@ -86,6 +86,9 @@ public interface TabletStore {
   /** Live rows at the newest state. */
   long liveRowCount();
 
+  /** Bytes of the flushed layers the store reads now (lock-free; may change right after). */
+  long onDiskBytes();
+
   /** Drops in-memory row versions no pinned or future snapshot can see. */
   void collectGarbage();
 

@@ -148,6 +148,11 @@ final class FakeTabletStore implements TabletStore {
     return rows.size();
   }
 
+  @Override
+  public long onDiskBytes() {
+    return 0;
+  }
+
   /** The rows by key, as of the newest applied entry. */
   Map<String, Object[]> rows() {
     return rows;
