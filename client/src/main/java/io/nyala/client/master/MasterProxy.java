@@ -173,6 +173,13 @@ public final class MasterProxy {
           lastError = e;
           forgetLeader(target);
           moveTo(nextAfter(target));
+        } else if (e instanceof TransportException te && te.isUnauthenticated()
+            && !triedThisRound.containsAll(masters)) {
+          // Only the leader knows the keys of the tokens it signs: a follower's refusal says
+          // nothing until every master has been asked.
+          lastError = e;
+          forgetLeader(target);
+          attempt(nextAfter(target));
         } else {
           result.completeExceptionally(e);
         }
