@@ -76,7 +76,7 @@ public final class CallerAuthentication implements ServerInterceptor {
         caller = withToken(caller, headers);
       } catch (NyalaException e) {
         if (mode == RpcAuthentication.REQUIRED) {
-          call.close(Status.UNAUTHENTICATED.withDescription(e.getMessage()), new Metadata());
+          call.close(Status.UNAUTHENTICATED.withDescription(e.detail()), new Metadata());
           return new ServerCall.Listener<>() {};
         }
       }

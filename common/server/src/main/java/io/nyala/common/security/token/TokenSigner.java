@@ -14,18 +14,18 @@ import java.util.function.LongSupplier;
 
 /**
  * The leader master's token signing keys and the tokens it signs with them (docs/architecture.md,
- * "Who may call what"). The newest key signs; a new one replaces it every {@code rotationMs},
- * and an old key's public half stays published until the last token it signed expires, so a
- * rotation never invalidates a token. Rotation happens on the first use after it is due (every
- * heartbeat answer publishes the keys, so that is at most a heartbeat late): no thread of its
- * own. Keys live in memory only: a new leader starts with a fresh key, and clients whose token
- * it does not know authenticate again.
+ * "Who may call what"). One key signs; every {@code rotationMs} the next one (published since
+ * the last rotation) takes over and a new next one is made; an old key's public half stays
+ * published until the last token it signed expires, so a rotation never invalidates a token.
+ * Rotation happens on the first use after it is due (the leader's ticker and every heartbeat
+ * answer ask, so that is soon): no thread of its own. Keys live in memory only: a new leader
+ * starts with fresh keys, and clients whose token it does not know authenticate again.
  *
  * <p>Thread-safe: every method is synchronized on this object.
  */
 public final class TokenSigner {
   /** One key: the private half signs while it is the newest. */
-  private record Key(long seq, KeyPair pair, long createdMs, long expireMs) {}
+  private record Key(long seq, KeyPair pair, long expireMs) {}
 
   private final LongSupplier clockMs;
   private final long validityMs;
@@ -34,6 +34,8 @@ public final class TokenSigner {
   private final List<Key> keys = new ArrayList<>();
   /** Guarded by this. */
   private long nextSeq = 1;
+  /** When the signing key started signing; guarded by this. */
+  private long signingSinceMs;
 
   /**
    * @param clockMs wall-clock milliseconds (tokens carry absolute expiry times)
@@ -79,15 +81,29 @@ public final class TokenSigner {
     return out;
   }
 
-  /** The signing key at {@code now}, rotating first if due; drops keys nothing valid names. */
+  /**
+   * The signing key at {@code now}, rotating first if due; drops keys nothing valid names. The
+   * newest key is always the next one: published a rotation before it signs, so servers that
+   * learn keys from heartbeats know it before any token names it.
+   */
   private Key current(long now) {
     keys.removeIf(k -> k.expireMs() < now);
-    Key newest = keys.isEmpty() ? null : keys.get(keys.size() - 1);
-    if (newest == null || now - newest.createdMs() >= rotationMs) {
+    if (keys.size() < 2 || now - signingSinceMs >= rotationMs) {
+      if (keys.isEmpty()) {
+        keys.add(newKey());
+      }
+      int i = keys.size() - 1;
+      Key next = keys.get(i);
       // It signs for rotationMs, and its last token lives validityMs more.
-      newest = new Key(nextSeq++, EcKeys.generate(), now, now + rotationMs + validityMs);
-      keys.add(newest);
+      keys.set(i, new Key(next.seq(), next.pair(), now + rotationMs + validityMs));
+      keys.add(newKey());
+      signingSinceMs = now;
     }
-    return newest;
+    return keys.get(keys.size() - 2);
+  }
+
+  /** A key that has not signed yet: valid until it has. */
+  private Key newKey() {
+    return new Key(nextSeq++, EcKeys.generate(), Long.MAX_VALUE);
   }
 }
