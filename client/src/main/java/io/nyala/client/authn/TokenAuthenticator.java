@@ -105,7 +105,7 @@ public final class TokenAuthenticator {
           NyalaException n = NyalaException.from(e instanceof CompletionException c
               ? c.getCause() : e);
           throw new CompletionException(new NyalaException(n.code(), "cannot authenticate user '"
-              + credentials.user() + "' with the masters: " + n.getMessage(), n));
+              + credentials.user() + "' with the masters: " + n.detail(), n));
         });
     inFlight = f;
     f.whenComplete((t, e) -> done(f, t, e));
