@@ -1,6 +1,8 @@
 package io.nyala.client;
 
 import com.google.protobuf.ByteString;
+import io.nyala.client.authn.TokenAttacher;
+import io.nyala.client.authn.UserCredentials;
 import io.nyala.client.locations.TableLocations;
 import io.nyala.client.locations.TabletCaller;
 import io.nyala.client.master.MasterProxy;
@@ -11,7 +13,6 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.schema.Schema;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -55,6 +56,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     this.transport = new Transport(b.trustedCaFile);
     Backoff backoff = Backoff.DEFAULT;
     MasterProxy master = new MasterProxy(masterAddresses, transport, backoff, b.rpcTimeoutMs);
+    TokenAttacher.install(b.credentials, master, transport, adminOperationTimeoutMs);
     this.tabletCaller = new TabletCaller(transport, backoff, b.rpcTimeoutMs, new ClientCounters());
     this.batcher = new Batcher(this);
     this.locations = new LocationCache(master);
@@ -312,6 +314,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
     private long rpcTimeoutMs = TimeUnit.SECONDS.toMillis(5);
     private int maxWriteRequestBytes = 208 << 10;
     private java.nio.file.Path trustedCaFile;
+    private UserCredentials credentials;
 
     /**
      * A builder over the given masters.
@@ -319,16 +322,7 @@ public final class AsyncNyalaClient implements AutoCloseable {
      * @param masterAddresses {@code host:port} of each master (port defaults to 7051)
      */
     public Builder(List<String> masterAddresses) {
-      List<HostPort> hps = new ArrayList<>();
-      for (String a : masterAddresses) {
-        if (!a.isBlank()) {
-          hps.add(HostPort.parse(a, DEFAULT_MASTER_PORT));
-        }
-      }
-      if (hps.isEmpty()) {
-        throw NyalaException.invalidArgument("no master addresses given");
-      }
-      this.masters = hps;
+      this.masters = MasterAddresses.parse(masterAddresses, DEFAULT_MASTER_PORT);
     }
 
     /**
@@ -381,6 +375,12 @@ public final class AsyncNyalaClient implements AutoCloseable {
      */
     public Builder trustedCaFile(java.nio.file.Path caFile) {
       this.trustedCaFile = caFile;
+      return this;
+    }
+
+    /** Authenticates as {@code user}: see {@link NyalaClient.Builder#credentials}. */
+    public Builder credentials(String user, String password) {
+      this.credentials = new UserCredentials(user, password);
       return this;
     }
 

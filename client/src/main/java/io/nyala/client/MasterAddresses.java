@@ -1,8 +1,14 @@
 package io.nyala.client;
 
+import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Where a client finds the masters when it is not told: the {@value #ENV} variable. */
+/**
+ * Where a client finds the masters when it is not told (the {@value #ENV} variable), and how
+ * the addresses it is given are read.
+ */
 public final class MasterAddresses {
   /** The environment variable holding comma-separated master addresses. */
   public static final String ENV = "NYALA_MASTERS";
@@ -25,5 +31,23 @@ public final class MasterAddresses {
           ENV, ENV);
     }
     return value.trim();
+  }
+
+  /**
+   * The master addresses of {@code addresses}, blank entries skipped.
+   *
+   * @throws NyalaException INVALID_ARGUMENT when none is left, or for a malformed address
+   */
+  static List<HostPort> parse(List<String> addresses, int defaultPort) {
+    List<HostPort> hps = new ArrayList<>();
+    for (String a : addresses) {
+      if (!a.isBlank()) {
+        hps.add(HostPort.parse(a, defaultPort));
+      }
+    }
+    if (hps.isEmpty()) {
+      throw NyalaException.invalidArgument("no master addresses given");
+    }
+    return hps;
   }
 }

@@ -273,6 +273,25 @@ public final class NyalaClient implements AutoCloseable {
     }
 
     /**
+     * Authenticates as {@code user} (docs/architecture.md, "Who may call what"): on its first
+     * call the client exchanges the credentials with the leader master for a signed token,
+     * sends the token with every call, and gets a new one before it expires (and again if a
+     * server says it has). A cluster running {@code --rpc_authentication=required} refuses
+     * clients without credentials with NOT_AUTHORIZED. The masters accept credentials only
+     * over TLS ({@link #trustedCaFile}). Neither password nor token is ever logged.
+     *
+     * @param user a user of the masters' {@code --user_credentials_file}
+     * @param password its password
+     * @return this
+     * @throws NyalaException INVALID_ARGUMENT for an empty user or password; wrong ones fail
+     *     the first call with NOT_AUTHORIZED
+     */
+    public Builder credentials(String user, String password) {
+      inner.credentials(user, password);
+      return this;
+    }
+
+    /**
      * @return a new client
      * @throws NyalaException NOT_FOUND or INVALID_ARGUMENT naming a trusted CA file that is
      *     missing or holds no certificate

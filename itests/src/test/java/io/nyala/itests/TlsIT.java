@@ -144,12 +144,19 @@ class TlsIT {
     }
   }
 
-  /** Tablet server {@code index}'s Raft address, as the master knows it (asked over TLS). */
+  /**
+   * Tablet server {@code index}'s Raft address, as the master knows it (asked over TLS with the
+   * harness's certificate: ListTabletServers needs a user or a server).
+   */
   private static HostPort raftAddressOfTabletServer(int index) throws Exception {
     HostPort master = cluster.masterHostPorts().get(0);
     X509Certificate ca = Pem.readCertificate(Files.readString(cluster.trustedCaFile()), "ca");
+    Path tls = cluster.dataRoot().resolve("tls");
+    ServerCredentials harness = new ServerCredentials(
+        Pem.readPrivateKey(Files.readString(tls.resolve("minicluster-harness.key")), "key"),
+        Pem.readCertificates(Files.readString(tls.resolve("minicluster-harness.crt")), "crt"));
     ManagedChannel ch = NettyChannelBuilder.forAddress(master.host(), master.port())
-        .sslContext(TlsContexts.forClient(ca)).build();
+        .sslContext(TlsContexts.forClient(ca, harness)).build();
     try {
       ListTabletServersResponsePB r = MasterServiceGrpc.newBlockingStub(ch)
           .withDeadlineAfter(10, TimeUnit.SECONDS)

@@ -3,12 +3,14 @@ package io.nyala.master;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.TokenSigningPublicKeyPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -24,9 +26,13 @@ final class HeartbeatHandler {
   private final Runnable registrationChanged;
   /** This master's HTTP address, or null while its web server is off or not yet up. */
   private final Supplier<HostPort> httpAddress;
+  /** The token signing keys tablet servers verify clients' tokens with. */
+  private final Supplier<List<TokenSigningPublicKeyPB>> tokenKeys;
 
   HeartbeatHandler(String masterUuid, TSManager tsManager, CatalogManager catalogManager,
-      long heartbeatIntervalMs, Runnable registrationChanged, Supplier<HostPort> httpAddress) {
+      long heartbeatIntervalMs, Runnable registrationChanged, Supplier<HostPort> httpAddress,
+      Supplier<List<TokenSigningPublicKeyPB>> tokenKeys) {
+    this.tokenKeys = tokenKeys;
     this.registrationChanged = registrationChanged;
     this.httpAddress = httpAddress;
     this.masterUuid = masterUuid;
@@ -67,7 +73,8 @@ final class HeartbeatHandler {
         .setLeaderMaster(true)
         .setNeedsFullTabletReport(tsManager.needsFullReport(ts))
         .setClusterId(clusterId)
-        .setHeartbeatIntervalMillis(heartbeatIntervalMs);
+        .setHeartbeatIntervalMillis(heartbeatIntervalMs)
+        .addAllTokenSigningKeys(tokenKeys.get());
     HostPort http = httpAddress.get();
     if (http != null) {
       resp.setMasterHttpAddress(http.toPb());

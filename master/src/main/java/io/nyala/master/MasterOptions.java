@@ -62,4 +62,19 @@ public class MasterOptions extends ServerOptions {
       description = "At the first start of a multi-master cluster, how long to wait for every "
           + "master of --master_addresses to answer with its uuid and Raft address (ms).")
   public long masterDiscoveryTimeoutMs = 120000;
+
+  @Option(names = "--user_credentials_file", defaultValue = "",
+      description = "File of user:password-hash lines (nyala user add) whose users may get an "
+          + "authentication token with Authenticate; owner-only. Empty: no user can "
+          + "(docs/architecture.md, \"Who may call what\").")
+  public String userCredentialsFile = "";
+
+  @Option(names = "--authn_token_validity_ms", defaultValue = "3600000",
+      description = "How long a client's authentication token is valid (ms).")
+  public long authnTokenValidityMs = 3_600_000;
+
+  @Option(names = "--token_signing_key_rotation_ms", defaultValue = "86400000",
+      description = "How often the leader master makes a new token signing key (ms); old keys "
+          + "verify until the last token they signed expires.")
+  public long tokenSigningKeyRotationMs = 86_400_000;
 }

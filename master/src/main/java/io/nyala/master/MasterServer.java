@@ -10,6 +10,7 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
+import io.nyala.master.authn.TokenIssuer;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.SysCatalog;
@@ -57,6 +58,8 @@ public class MasterServer extends ServerBase {
   private TableLocationsCache locations;
   private ReReplicator reReplicator;
   private ScheduledExecutorService ticker;
+  /** Authenticate and the token signing keys (docs/architecture.md, "Who may call what"). */
+  private TokenIssuer tokens;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -95,9 +98,12 @@ public class MasterServer extends ServerBase {
       locations.reset();
       reReplicator.reset();
     });
+    tokens = TokenIssuer.fromFlags(o.userCredentialsFile, o.authnTokenValidityMs,
+        o.tokenSigningKeyRotationMs, System::currentTimeMillis, tokenVerifier,
+        wireTls.enabled());
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
-        o.heartbeatIntervalMs, locations::reset, this::httpAddress);
-    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats)));
+        o.heartbeatIntervalMs, locations::reset, this::httpAddress, tokens::publicKeys);
+    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -139,6 +145,7 @@ public class MasterServer extends ServerBase {
     try {
       catalogManager.tick();
       if (catalogManager.leadership().isReady()) {
+        tokens.refresh();
         reReplicator.sweep();
       }
     } catch (RuntimeException e) {

@@ -6,6 +6,8 @@ import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.AlterTableRequestPB;
 import io.nyala.common.proto.master.AlterTableResponsePB;
+import io.nyala.common.proto.master.AuthenticateRequestPB;
+import io.nyala.common.proto.master.AuthenticateResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
@@ -30,6 +32,7 @@ import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.rpc.Rpcs;
+import io.nyala.master.authn.TokenIssuer;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.ReplicaReports;
@@ -49,9 +52,11 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final CatalogManager catalog;
   private final TSManager tsManager;
   private final HeartbeatHandler heartbeats;
+  private final TokenIssuer tokens;
 
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
-      HeartbeatHandler heartbeats) {
+      HeartbeatHandler heartbeats, TokenIssuer tokens) {
+    this.tokens = tokens;
     this.server = server;
     this.catalog = catalog;
     this.tsManager = tsManager;
@@ -62,6 +67,15 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   public void tSHeartbeat(TSHeartbeatRequestPB req, StreamObserver<TSHeartbeatResponsePB> out) {
     Rpcs.respond(out, () -> heartbeats.handle(req), e -> TSHeartbeatResponsePB.newBuilder()
         .setError(e).setMasterUuid(server.uuid()).setLeaderMaster(false).build());
+  }
+
+  @Override
+  public void authenticate(AuthenticateRequestPB req,
+      StreamObserver<AuthenticateResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      catalog.checkLeaderReady();
+      return tokens.authenticate(req);
+    }, e -> AuthenticateResponsePB.newBuilder().setError(e).build());
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.nyala.minicluster;
 
 import io.nyala.client.NyalaClient;
+import io.nyala.client.authn.UserCredentials;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -8,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The clients a minicluster hands out: connected to its masters, trusting its CA when it runs
- * TLS, and closed with it. Thread-safe.
+ * The clients a minicluster hands out: connected to its masters, trusting its CA and
+ * authenticating as its user when it runs TLS, and closed with it. Thread-safe.
  */
 final class ClusterClients {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterClients.class);
@@ -24,9 +25,15 @@ final class ClusterClients {
     this.tls = tls;
   }
 
-  /** A builder over the cluster's masters, trusting its CA if it runs TLS. */
+  /**
+   * A builder over the cluster's masters; if it runs TLS, trusting its CA and authenticating as
+   * its user.
+   */
   private NyalaClient.Builder builder() {
-    return NyalaClient.builder(masterAddresses.get()).trustedCaFile(tls.trustedCaFile());
+    NyalaClient.Builder b = NyalaClient.builder(masterAddresses.get())
+        .trustedCaFile(tls.trustedCaFile());
+    UserCredentials user = tls.credentials();
+    return user == null ? b : b.credentials(user.user(), user.password());
   }
 
   synchronized NyalaClient newClient() {

@@ -103,4 +103,11 @@ final class ClusterLayout {
   ServerGroup tservers() {
     return tservers;
   }
+
+  /** Every server, masters first. */
+  List<ServerNode> nodes() {
+    List<ServerNode> out = new ArrayList<>(masters.nodes());
+    out.addAll(tservers.nodes());
+    return out;
+  }
 }

@@ -3,6 +3,7 @@ package io.nyala.minicluster;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.nyala.client.authn.UserCredentials;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.rpc.Channels;
@@ -20,11 +21,11 @@ import java.util.List;
  * A minicluster's TLS on the wire (docs/architecture.md, "TLS on the wire"), or none: the CA and
  * one certificate per server, made as an operator would with {@code nyala cert} under
  * {@code <data root>/tls} and kept across restarts; the flags each server starts with (TLS
- * required, and {@code --rpc_authentication=required}: see "Who may call what"); and the
- * channels the minicluster's own probes use. Probes that ask what a client may ask trust the CA
- * and present nothing, as a client does; the harness's admin calls (a leadership transfer, an
- * injected partition) present a certificate of their own, {@value #HARNESS}, as an operator's
- * tool would, since servers serve those to servers only.
+ * required, and {@code --rpc_authentication=required}: see "Who may call what"); the user its
+ * clients authenticate as ({@link ClusterUsers}); and the channels the minicluster's own probes
+ * use. Probes and the harness's admin calls (a leadership transfer, an injected partition)
+ * present a certificate of their own, {@value #HARNESS}, as an operator's tool would: servers
+ * serve admin calls to servers only, and client calls to users with a token or servers.
  */
 final class ClusterTls {
   /** The name of the harness's own certificate, for its admin calls. */
@@ -34,15 +35,15 @@ final class ClusterTls {
 
   /** Null when off. */
   private final Path dir;
-  /** Null when off. */
-  private final SslContext clientContext;
   /** Presents the {@value #HARNESS} certificate; null when off. */
   private final SslContext harnessContext;
+  /** The clients' user; null when off. */
+  private final ClusterUsers users;
 
-  private ClusterTls(Path dir, SslContext clientContext, SslContext harnessContext) {
+  private ClusterTls(Path dir, SslContext harnessContext, ClusterUsers users) {
     this.dir = dir;
-    this.clientContext = clientContext;
     this.harnessContext = harnessContext;
+    this.users = users;
   }
 
   /** The TLS of a cluster under {@code dataRoot}; makes its CA at the first start. */
@@ -65,8 +66,8 @@ final class ClusterTls {
       ServerCredentials harness = new ServerCredentials(
           Pem.readPrivateKey(Files.readString(harnessKey), harnessKey.toString()),
           Pem.readCertificates(Files.readString(harnessCert), harnessCert.toString()));
-      return new ClusterTls(dir, TlsContexts.forClient(caCert),
-          TlsContexts.forClient(caCert, harness));
+      return new ClusterTls(dir, TlsContexts.forClient(caCert, harness),
+          ClusterUsers.create(dir));
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read the minicluster's CA " + ca + ": " + e, e);
     }
@@ -79,6 +80,16 @@ final class ClusterTls {
   /** The CA certificate clients trust, or null when TLS is off. */
   Path trustedCaFile() {
     return dir == null ? null : dir.resolve(CertFiles.CA_CERT);
+  }
+
+  /** The user (and password) the cluster's clients authenticate as; null when TLS is off. */
+  UserCredentials credentials() {
+    return users == null ? null : users.credentials();
+  }
+
+  /** The flags only masters take: the users they accept; none when TLS is off. */
+  List<String> masterFlags() {
+    return users == null ? List.of() : users.masterFlags();
   }
 
   /**
@@ -101,7 +112,7 @@ final class ClusterTls {
 
   /** Channels to the cluster's servers for the minicluster's probes. */
   Channels newChannels() {
-    return new Channels().useTls(clientContext);
+    return newHarnessChannels();
   }
 
   /** Channels that present the harness's certificate, for admin calls the servers reserve. */
@@ -111,7 +122,7 @@ final class ClusterTls {
 
   /** One channel to {@code rpc}, for a probe that closes it after. */
   ManagedChannel channel(HostPort rpc) {
-    return channel(rpc, clientContext);
+    return channel(rpc, harnessContext);
   }
 
   /** One channel to {@code rpc} presenting the harness's certificate, for an admin call. */

@@ -1,6 +1,7 @@
 package io.nyala.minicluster;
 
 import io.nyala.client.NyalaClient;
+import io.nyala.client.authn.UserCredentials;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.server.ServerBase;
@@ -10,11 +11,11 @@ import io.nyala.tserver.TabletServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,8 +63,7 @@ public final class MiniCluster implements AutoCloseable {
     this.localhost = layout.localhost();
     this.masters = layout.masters();
     this.tservers = layout.tservers();
-    List<ServerNode> nodes = new ArrayList<>(masters.nodes());
-    nodes.addAll(tservers.nodes());
+    List<ServerNode> nodes = layout.nodes();
     this.leakCheck = LeakCheck.register(dataRoot, nodes);
     this.partitions = new NetworkPartitions(b.networkPartitions, nodes, s ->
         (s.role() == ServerRole.MASTER ? masters : tservers).get(s.index()));
@@ -147,6 +147,11 @@ public final class MiniCluster implements AutoCloseable {
     return tls.trustedCaFile();
   }
 
+  /** Under {@code tls(true)} the user (and password) its clients authenticate as, else null. */
+  public UserCredentials credentials() {
+    return tls.credentials();
+  }
+
   ClusterTls tls() {
     return tls;
   }
@@ -173,9 +178,7 @@ public final class MiniCluster implements AutoCloseable {
 
   /** Every server, masters first. */
   public List<ServerInfo> servers() {
-    List<ServerInfo> out = new ArrayList<>(masters.infos());
-    out.addAll(tservers.infos());
-    return out;
+    return Stream.concat(masters.infos().stream(), tservers.infos().stream()).toList();
   }
 
   /**
@@ -292,9 +295,7 @@ public final class MiniCluster implements AutoCloseable {
 
   /** Pids of the running server processes (EXTERNAL mode; empty in-process). */
   public List<Long> serverPids() {
-    List<Long> out = new ArrayList<>(masters.pids());
-    out.addAll(tservers.pids());
-    return out;
+    return Stream.concat(masters.pids().stream(), tservers.pids().stream()).toList();
   }
 
   /**

@@ -73,6 +73,9 @@ final class ServerNode {
     f.add("--webserver_port=" + http.port());
     f.add("--master_addresses=" + String.join(",", masterAddresses));
     f.addAll(tls.flagsFor(name, rpc.host()));
+    if (role == ServerRole.MASTER) {
+      f.addAll(tls.masterFlags());
+    }
     f.addAll(extraFlags);
     f.addAll(ownFlags);
     return f;

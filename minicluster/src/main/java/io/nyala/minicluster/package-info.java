@@ -5,7 +5,8 @@
  * servers of one role), {@code ServerNode} (one server, in-process or external),
  * {@code NetworkPartitions} (the injected network partitions, see docs/testing.md) and
  * {@code LeaderProbe} (which master serves) do the work, with {@code ClusterTls} (the CA, server
- * certificates, the harness's own certificate and the channels of a TLS cluster) and
+ * certificates, the harness's own certificate and the channels of a TLS cluster), {@code
+ * ClusterUsers} (the user its clients authenticate as) and
  * {@code ClusterClients} (the clients it hands out); {@code ClusterTablets} (reached as
  * {@code cluster.tablets()}) answers tests' questions about tablets over RPC only, with
  * {@code TabletView}, {@code QuorumWait} and {@code RemoteWait}. {@code NyalaCluster} declares a

@@ -278,6 +278,7 @@ public class TabletServer extends ServerBase {
     Heartbeater hb = new Heartbeater(name, masters, channels, topts.heartbeatIntervalMs,
         this::registration, this::tabletReports);
     hb.setClusterGuard(clusterGuard);
+    hb.setTokenKeysSink(tokenVerifier::setKeys);
     hb.setDataDirs(fs.dataDirs().size(), () -> blockManager instanceof LogBlockManager lbm
         ? lbm.dirFailures().failedDirs() : Set.<Path>of());
     heartbeater = hb;

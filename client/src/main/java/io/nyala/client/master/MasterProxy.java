@@ -183,6 +183,13 @@ public final class MasterProxy {
             unreachableHints.add(target);
           }
           moveTo(nextTurn(target));
+        } else if (e instanceof TransportException te && te.isUnauthenticated()
+            && !triedThisRound.containsAll(masters)) {
+          // Only the leader knows the keys of the tokens it signs: a follower's refusal says
+          // nothing until every master has been asked.
+          lastError = e;
+          forgetLeader(target);
+          attempt(nextTurn(target));
         } else {
           result.completeExceptionally(e);
         }

@@ -1,5 +1,6 @@
 package io.nyala.client.rpc;
 
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -38,6 +39,8 @@ public final class Transport implements AutoCloseable {
   /** Null for plaintext channels. */
   private final ClientTls tls;
   private volatile boolean closed;
+  /** Runs on every stub's calls (the client's token, if any); set once before first use. */
+  private volatile ClientInterceptor[] interceptors = new ClientInterceptor[0];
 
   /** A plaintext transport with no channels yet. */
   public Transport() {
@@ -60,6 +63,16 @@ public final class Transport implements AutoCloseable {
       return t;
     });
     timer.setRemoveOnCancelPolicy(true);
+  }
+
+  /**
+   * Makes every later stub run {@code interceptor} on its calls: how the client's token is
+   * attached (docs/architecture.md, "Who may call what"). Call before the first call.
+   *
+   * @param interceptor the interceptor
+   */
+  public void attach(ClientInterceptor interceptor) {
+    this.interceptors = new ClientInterceptor[] {interceptor};
   }
 
   /**
@@ -88,7 +101,8 @@ public final class Transport implements AutoCloseable {
    * @return the stub
    */
   public MasterServiceStub master(HostPort server, Deadline deadline) {
-    return MasterServiceGrpc.newStub(channel(server)).withDeadline(deadline.toGrpc());
+    return MasterServiceGrpc.newStub(channel(server)).withDeadline(deadline.toGrpc())
+        .withInterceptors(interceptors);
   }
 
   /**
@@ -99,7 +113,8 @@ public final class Transport implements AutoCloseable {
    * @return the stub
    */
   public TabletServerServiceStub tserver(HostPort server, Deadline deadline) {
-    return TabletServerServiceGrpc.newStub(channel(server)).withDeadline(deadline.toGrpc());
+    return TabletServerServiceGrpc.newStub(channel(server)).withDeadline(deadline.toGrpc())
+        .withInterceptors(interceptors);
   }
 
   /**

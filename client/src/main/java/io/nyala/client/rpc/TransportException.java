@@ -88,14 +88,36 @@ public final class TransportException extends NyalaException {
   }
 
   /**
-   * Whether another attempt (on this or another server) may succeed: the server was unreachable
-   * or the call ran out of time. Anything else (e.g. the handler threw) would fail again.
+   * Whether another attempt (on this or another server) may succeed: the server was unreachable,
+   * the call ran out of time, or the client's token had expired (the retry carries a renewed
+   * one). Anything else (e.g. the handler threw) would fail again.
    *
-   * @return true for UNAVAILABLE and DEADLINE_EXCEEDED
+   * @return true for UNAVAILABLE, DEADLINE_EXCEEDED and an expired token
    */
   @Override
   public boolean isRetriable() {
-    return grpcCode == Status.Code.UNAVAILABLE || grpcCode == Status.Code.DEADLINE_EXCEEDED;
+    return grpcCode == Status.Code.UNAVAILABLE || grpcCode == Status.Code.DEADLINE_EXCEEDED
+        || isExpiredToken();
+  }
+
+  /**
+   * Whether the server refused the call's token as expired (docs/architecture.md, "Who may
+   * call what").
+   *
+   * @return true for UNAUTHENTICATED saying the token expired
+   */
+  public boolean isExpiredToken() {
+    return grpcCode == Status.Code.UNAUTHENTICATED && getMessage().contains("expired at");
+  }
+
+  /**
+   * Whether the server refused the call's token (expired, or signed by a key it does not know:
+   * a master that has not led since the key was made knows none of it).
+   *
+   * @return true for UNAUTHENTICATED
+   */
+  public boolean isUnauthenticated() {
+    return grpcCode == Status.Code.UNAUTHENTICATED;
   }
 
   /**

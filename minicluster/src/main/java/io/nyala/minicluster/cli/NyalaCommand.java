@@ -30,6 +30,7 @@ import picocli.CommandLine.ScopeType;
         ServerCommands.TserverCommand.class,
         ClusterKsckCommand.ClusterCommand.class,
         CertCommands.class,
+        UserCommands.class,
         ToolCommands.PbcCommand.class,
         ToolCommands.FsCommand.class,
         ToolCommands.BenchCommand.class,

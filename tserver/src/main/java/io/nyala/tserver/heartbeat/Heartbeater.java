@@ -4,6 +4,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.proto.ServerRegistrationPB;
+import io.nyala.common.proto.TokenSigningPublicKeyPB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
@@ -17,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,6 +62,8 @@ public final class Heartbeater implements AutoCloseable {
   /** The server's data dirs: how many, and which failed (docs/data-safety.md, "Disk faults"). */
   private volatile int dataDirCount;
   private volatile Supplier<? extends Collection<Path>> failedDataDirs = List::of;
+  /** Takes the leader's token signing keys from each answer (docs/architecture.md). */
+  private volatile Consumer<List<TokenSigningPublicKeyPB>> tokenKeys = keys -> { };
 
   public Heartbeater(String serverName, List<HostPort> masters, Channels channels,
       long intervalMs, Supplier<ServerRegistrationPB> registration,
@@ -92,6 +96,13 @@ public final class Heartbeater implements AutoCloseable {
     this.failedDataDirs = failed;
   }
 
+  /**
+   * Hands the token signing public keys of every leader answer that carries some to
+   * {@code sink}: the server's offline check of clients' tokens. Call before {@link #start}.
+   */
+  public void setTokenKeysSink(Consumer<List<TokenSigningPublicKeyPB>> sink) {
+    this.tokenKeys = sink;
+  }
 
   /** Sends the next heartbeat now rather than at the end of the interval. */
   public void wake() {
@@ -183,6 +194,14 @@ public final class Heartbeater implements AutoCloseable {
     needFull = resp.getNeedsFullTabletReport();
     leaderMasterHttp = resp.hasMasterHttpAddress()
         ? HostPort.fromPb(resp.getMasterHttpAddress()) : null;
+    if (resp.getTokenSigningKeysCount() > 0) {
+      try {
+        tokenKeys.accept(resp.getTokenSigningKeysList());
+      } catch (NyalaException e) {
+        warnRateLimited("token signing keys from master " + leader + " refused: "
+            + e.getMessage());
+      }
+    }
     heartbeatsSent++;
   }
 

@@ -30,6 +30,7 @@ import io.nyala.common.security.authz.RpcAuthentication;
 import io.nyala.common.security.authz.RpcAuthorization;
 import io.nyala.common.security.pki.TlsContexts;
 import io.nyala.common.security.tls.WireTls;
+import io.nyala.common.security.token.TokenVerifier;
 import io.nyala.common.web.WebServer;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -70,6 +71,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected final WireTls wireTls;
   /** Who may call what on the RPC listener (docs/architecture.md, "Who may call what"). */
   protected final RpcAuthentication rpcAuthentication;
+  /** Checks clients' tokens; the role feeds it the leader master's public keys. */
+  protected final TokenVerifier tokenVerifier = new TokenVerifier(System::currentTimeMillis);
 
   protected ServerFs fs;
   /** The cluster key source, or null when this server does not encrypt. */
@@ -202,7 +205,7 @@ public abstract class ServerBase implements AutoCloseable {
   protected void startRpc(List<BindableService> services) {
     rpcServer = new RpcServer(name, rpcBind, options.rpcNumServiceThreads,
         options.rpcServiceQueueLength, options.rpcMaxMessageSize, metrics);
-    rpcServer.checkCallers(new CallerAuthentication(),
+    rpcServer.checkCallers(new CallerAuthentication(rpcAuthentication, tokenVerifier),
         new RpcAuthorization(name, rpcAuthentication, metrics));
     for (BindableService s : services) {
       rpcServer.addService(s);

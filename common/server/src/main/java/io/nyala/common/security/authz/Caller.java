@@ -5,11 +5,11 @@ import io.grpc.Context;
 /**
  * Who made the RPC being served, as {@link CallerAuthentication} found it: a server of the
  * cluster (its TLS certificate was issued by the trusted CA; {@code name} is the certificate's
- * common name) or an anonymous caller. Later a client with an authentication token becomes a
- * third kind (docs/architecture.md, "Who may call what").
+ * common name), a user who sent a valid authentication token, or an anonymous caller
+ * (docs/architecture.md, "Who may call what").
  *
  * @param kind what the caller proved
- * @param name the server's name from its certificate; empty when anonymous
+ * @param name the server's name from its certificate, or the token's user; empty when anonymous
  * @param address the caller's address as the transport saw it ({@code host:port})
  */
 public record Caller(Kind kind, String name, String address) {
@@ -17,6 +17,8 @@ public record Caller(Kind kind, String name, String address) {
   public enum Kind {
     /** Presented a certificate the trusted CA issued. */
     SERVER,
+    /** Sent a token the cluster's master signed and that has not expired. */
+    USER,
     /** Presented nothing: a client, a tool, or a caller over plaintext. */
     ANONYMOUS
   }
@@ -29,6 +31,11 @@ public record Caller(Kind kind, String name, String address) {
   /** A server named {@code name} by its certificate, calling from {@code address}. */
   public static Caller server(String name, String address) {
     return new Caller(Kind.SERVER, name, address);
+  }
+
+  /** The user {@code name}, proved by a token, calling from {@code address}. */
+  public static Caller user(String name, String address) {
+    return new Caller(Kind.USER, name, address);
   }
 
   /** An anonymous caller from {@code address}. */
@@ -53,7 +60,10 @@ public record Caller(Kind kind, String name, String address) {
   /** As refusals and logs name it: {@code server 'ts-0' at 127.0.0.1:50412}. */
   @Override
   public String toString() {
-    return kind == Kind.SERVER ? "server '" + name + "' at " + address
-        : "anonymous client " + address;
+    return switch (kind) {
+      case SERVER -> "server '" + name + "' at " + address;
+      case USER -> "user '" + name + "' at " + address;
+      case ANONYMOUS -> "anonymous client " + address;
+    };
   }
 }

@@ -8,11 +8,15 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.nyala.common.NyalaException;
+import io.nyala.common.security.token.TokenVerifier;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -24,17 +28,79 @@ import javax.net.ssl.SSLSession;
  * presented a certificate is the server the certificate names (its common name, else its first
  * subjectAltName): the server's TLS context trusts only the cluster's CA and refuses a
  * certificate it did not issue during the handshake, so a certificate seen here is one of the
- * CA's. Any other caller (no certificate, or plaintext) is anonymous. The client's
- * authentication token will be read here too, from the call's headers (docs/architecture.md,
- * "Who may call what").
+ * CA's. Any other caller that sends a valid authentication token ({@code authorization:
+ * Bearer <base64 SignedTokenPB>}, or the binary header {@code nyala-authn-token-bin}) is the
+ * user the token names; the rest are anonymous (docs/architecture.md, "Who may call what").
+ * Tokens are read only for methods that need more than anyone ({@link RpcPolicy}), so
+ * authenticating and finding the leader never fail on a stale token. With
+ * {@code --rpc_authentication=required} a token that fails its check closes the call with
+ * UNAUTHENTICATED saying why (expired, forged or from another cluster); in the other modes such
+ * a caller is anonymous.
  */
 public final class CallerAuthentication implements ServerInterceptor {
+  /** The header a client's token travels in, as {@code Bearer <base64>}. */
+  public static final Metadata.Key<String> BEARER =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  /** The same token as raw bytes, for callers that prefer a binary header. */
+  public static final Metadata.Key<byte[]> TOKEN_BIN =
+      Metadata.Key.of("nyala-authn-token-bin", Metadata.BINARY_BYTE_MARSHALLER);
+  /** What precedes the base64 token in {@link #BEARER}. */
+  public static final String BEARER_PREFIX = "Bearer ";
+
+  private final RpcAuthentication mode;
+  /** Null: tokens are never read. */
+  private final TokenVerifier tokens;
+
+  /** Identifies servers by certificate only; tokens are ignored. */
+  public CallerAuthentication() {
+    this(RpcAuthentication.DISABLED, null);
+  }
+
+  /**
+   * @param mode {@code --rpc_authentication}: whether a bad token is refused
+   * @param tokens checks tokens; null to ignore them
+   */
+  public CallerAuthentication(RpcAuthentication mode, TokenVerifier tokens) {
+    this.mode = mode;
+    this.tokens = tokens;
+  }
+
   @Override
   public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
       ServerCallHandler<Q, A> next) {
     Caller caller = identify(call.getAttributes());
+    String method = call.getMethodDescriptor().getFullMethodName();
+    if (tokens != null && mode != RpcAuthentication.DISABLED && !caller.isServer()
+        && RpcPolicy.required(method) != RpcPolicy.Role.ANYONE) {
+      try {
+        caller = withToken(caller, headers);
+      } catch (NyalaException e) {
+        if (mode == RpcAuthentication.REQUIRED) {
+          call.close(Status.UNAUTHENTICATED.withDescription(e.detail()), new Metadata());
+          return new ServerCall.Listener<>() {};
+        }
+      }
+    }
     return Contexts.interceptCall(Context.current().withValue(Caller.KEY, caller), call, headers,
         next);
+  }
+
+  /** {@code anonymous} as the user its token proves, or unchanged if it sent none. */
+  private Caller withToken(Caller anonymous, Metadata headers) {
+    byte[] token = headers.get(TOKEN_BIN);
+    String bearer = headers.get(BEARER);
+    if (token == null && bearer != null && bearer.startsWith(BEARER_PREFIX)) {
+      try {
+        token = Base64.getDecoder().decode(bearer.substring(BEARER_PREFIX.length()).strip());
+      } catch (IllegalArgumentException e) {
+        throw NyalaException.notAuthorized("authentication token is not base64: %s",
+            e.getMessage());
+      }
+    }
+    if (token == null) {
+      return anonymous;
+    }
+    return Caller.user(tokens.verify(token), anonymous.address());
   }
 
   /** The caller of a call whose transport has {@code attributes}. */

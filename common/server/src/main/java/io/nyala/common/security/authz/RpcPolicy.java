@@ -27,12 +27,13 @@ import java.util.Set;
  *     <td>server</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>TSHeartbeat (a tserver's registration
  *     and reports)</td><td>server</td></tr>
+ *   <tr><td>{@code nyala.master.MasterService}</td><td>Authenticate, ListMasters,
+ *     GetMasterRegistration (getting a token and finding the leader)</td><td>anyone</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>CreateTable, IsCreateTableDone,
  *     DeleteTable, AlterTable, IsAlterTableDone, ListTables, GetTableSchema, GetTableLocations,
- *     ListTabletServers, ListMasters, GetMasterRegistration</td><td>anyone (a client token
- *     later)</td></tr>
+ *     ListTabletServers</td><td>user (a token) or server</td></tr>
  *   <tr><td>{@code nyala.tserver.TabletServerService}</td><td>Write, Scan, ScannerKeepAlive,
- *     ListTablets</td><td>anyone (a client token later)</td></tr>
+ *     ListTablets</td><td>user (a token) or server</td></tr>
  *   <tr><td>any other method</td><td></td><td>server</td></tr>
  * </table>
  *
@@ -42,8 +43,10 @@ import java.util.Set;
 public final class RpcPolicy {
   /** What a caller must be to call a method. */
   public enum Role {
-    /** Any caller, anonymous included. */
+    /** Any caller, anonymous included; a token sent along is not even read. */
     ANYONE,
+    /** A user with a valid token, or a server. */
+    USER,
     /** A server of the cluster: a certificate of the trusted CA. */
     SERVER
   }
@@ -57,9 +60,12 @@ public final class RpcPolicy {
     forService(t, TabletServerAdminServiceGrpc.getServiceDescriptor().getMethods(), Role.SERVER);
     forService(t, TabletCopyServiceGrpc.getServiceDescriptor().getMethods(), Role.SERVER);
     forService(t, FaultInjectionServiceGrpc.getServiceDescriptor().getMethods(), Role.SERVER);
-    forService(t, TabletServerServiceGrpc.getServiceDescriptor().getMethods(), Role.ANYONE);
-    forService(t, MasterServiceGrpc.getServiceDescriptor().getMethods(), Role.ANYONE);
+    forService(t, TabletServerServiceGrpc.getServiceDescriptor().getMethods(), Role.USER);
+    forService(t, MasterServiceGrpc.getServiceDescriptor().getMethods(), Role.USER);
     t.put(MasterServiceGrpc.getTSHeartbeatMethod().getFullMethodName(), Role.SERVER);
+    t.put(MasterServiceGrpc.getAuthenticateMethod().getFullMethodName(), Role.ANYONE);
+    t.put(MasterServiceGrpc.getListMastersMethod().getFullMethodName(), Role.ANYONE);
+    t.put(MasterServiceGrpc.getGetMasterRegistrationMethod().getFullMethodName(), Role.ANYONE);
     return Map.copyOf(t);
   }
 
@@ -87,8 +93,14 @@ public final class RpcPolicy {
    *     identity; caller is anonymous client 127.0.0.1:53122}
    */
   public static String refusal(String fullMethodName, Caller caller) {
-    if (required(fullMethodName) == Role.ANYONE || caller.isServer()) {
+    Role role = required(fullMethodName);
+    if (role == Role.ANYONE || caller.isServer()
+        || (role == Role.USER && caller.kind() == Caller.Kind.USER)) {
       return null;
+    }
+    if (role == Role.USER) {
+      return fullMethodName + " needs an authenticated user: pass credentials to the client "
+          + "(NyalaClient.builder(...).credentials(user, password)); caller is " + caller;
     }
     return fullMethodName + " needs a server identity (a certificate of the cluster's CA); "
         + "caller is " + caller;

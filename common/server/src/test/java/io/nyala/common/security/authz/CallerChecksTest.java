@@ -3,14 +3,18 @@ package io.nyala.common.security.authz;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.proto.SignedTokenPB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
 import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
@@ -23,13 +27,17 @@ import io.nyala.common.security.pki.Csr;
 import io.nyala.common.security.pki.EcKeys;
 import io.nyala.common.security.pki.ServerCredentials;
 import io.nyala.common.security.pki.TlsContexts;
+import io.nyala.common.security.token.TokenSigner;
+import io.nyala.common.security.token.TokenVerifier;
 import java.security.KeyPair;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +58,10 @@ class CallerChecksTest {
   private final List<ManagedChannel> channels = new ArrayList<>();
   /** The caller each handler call saw. */
   private final List<Caller> seen = new CopyOnWriteArrayList<>();
+  private final AtomicLong now = new AtomicLong(System.currentTimeMillis());
+  private final TokenSigner signer = new TokenSigner(now::get, TimeUnit.MINUTES.toMillis(10),
+      TimeUnit.DAYS.toMillis(1));
+  private final TokenVerifier verifier = new TokenVerifier(now::get);
   private MetricRegistry metrics;
   private RpcServer server;
 
@@ -76,11 +88,43 @@ class CallerChecksTest {
     assertThat(metrics.renderPrometheus()).contains(
         "rpc_unauthorized_total{server=\"authz-test\",method=\"DeleteTablet\"} 1");
 
-    listTables(anonymous);
+    assertThatThrownBy(() -> listTables(anonymous, null))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED))
+        .hasMessageContaining("ListTables needs an authenticated user: pass credentials");
+    assertThat(seen).isEmpty();
+  }
+
+  @Test
+  void requiredServesAUserWithAValidTokenAndTellsTheHandlerItsName() {
+    start(RpcAuthentication.REQUIRED, true);
+    listTables(TlsContexts.forClient(CA.certificate()), signer.sign("alice"));
     assertThat(seen).singleElement().satisfies(c -> {
-      assertThat(c.isServer()).isFalse();
+      assertThat(c.kind()).isEqualTo(Caller.Kind.USER);
+      assertThat(c.name()).isEqualTo("alice");
       assertThat(c.address()).startsWith("127.0.0.1:");
     });
+  }
+
+  @Test
+  void requiredRefusesExpiredAndForgedTokensAsUnauthenticatedSayingWhy() {
+    start(RpcAuthentication.REQUIRED, true);
+    SslContext anonymous = TlsContexts.forClient(CA.certificate());
+    SignedTokenPB token = signer.sign("alice");
+    byte[] sig = token.getSignature().toByteArray();
+    sig[sig.length - 1] ^= 0x01;
+    SignedTokenPB forged = token.toBuilder().setSignature(ByteString.copyFrom(sig)).build();
+    assertThatThrownBy(() -> listTables(anonymous, forged))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED))
+        .hasMessageContaining("token of user 'alice' has a bad signature")
+        .hasMessageContaining("forged or from another cluster");
+    now.addAndGet(TimeUnit.HOURS.toMillis(1));
+    assertThatThrownBy(() -> listTables(anonymous, token))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED))
+        .hasMessageContaining("token of user 'alice' expired at");
+    assertThat(seen).isEmpty();
   }
 
   @Test
@@ -121,7 +165,8 @@ class CallerChecksTest {
   private void start(RpcAuthentication mode, boolean tls) {
     metrics = new MetricRegistry("authz-test");
     server = new RpcServer("authz-test", new HostPort("127.0.0.1", 0), 2, metrics);
-    server.checkCallers(new CallerAuthentication(),
+    verifier.setKeys(signer.publicKeys());
+    server.checkCallers(new CallerAuthentication(mode, verifier),
         new RpcAuthorization("authz-test", mode, metrics));
     server.addService(new TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase() {
       @Override
@@ -161,8 +206,14 @@ class CallerChecksTest {
         .deleteTablet(DeleteTabletRequestPB.newBuilder().setTabletId("t1").build());
   }
 
-  private void listTables(SslContext tls) {
+  private void listTables(SslContext tls, SignedTokenPB token) {
+    Metadata headers = new Metadata();
+    if (token != null) {
+      headers.put(CallerAuthentication.BEARER, CallerAuthentication.BEARER_PREFIX
+          + Base64.getEncoder().encodeToString(token.toByteArray()));
+    }
     MasterServiceGrpc.newBlockingStub(channel(tls)).withDeadlineAfter(20, TimeUnit.SECONDS)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
         .listTables(ListTablesRequestPB.getDefaultInstance());
   }
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 class RpcPolicyTest {
   private static final Caller ANONYMOUS = Caller.anonymous("127.0.0.1:53122");
   private static final Caller SERVER = Caller.server("ts-0", "127.0.0.1:50412");
+  private static final Caller USER = Caller.user("alice", "127.0.0.1:53123");
 
   @Test
   void everyMethodOfEveryNyalaServiceIsInTheTable() {
@@ -51,17 +52,34 @@ class RpcPolicyTest {
       assertThat(RpcPolicy.required(m)).as(m).isEqualTo(Role.SERVER);
       assertThat(RpcPolicy.refusal(m, SERVER)).as(m).isNull();
       assertThat(RpcPolicy.refusal(m, ANONYMOUS)).as(m).isNotNull();
+      assertThat(RpcPolicy.refusal(m, USER)).as(m).isNotNull();
     }
   }
 
   @Test
-  void clientCallsStayOpenToAnonymousCallers() {
+  void clientCallsNeedAUserWithATokenOrAServer() {
     for (String m : List.of("nyala.tserver.TabletServerService/Write",
         "nyala.tserver.TabletServerService/Scan",
         "nyala.tserver.TabletServerService/ScannerKeepAlive",
+        "nyala.tserver.TabletServerService/ListTablets",
         "nyala.master.MasterService/CreateTable", "nyala.master.MasterService/AlterTable",
         "nyala.master.MasterService/DeleteTable", "nyala.master.MasterService/ListTables",
         "nyala.master.MasterService/GetTableLocations",
+        "nyala.master.MasterService/ListTabletServers")) {
+      assertThat(RpcPolicy.required(m)).as(m).isEqualTo(Role.USER);
+      assertThat(RpcPolicy.refusal(m, USER)).as(m).isNull();
+      assertThat(RpcPolicy.refusal(m, SERVER)).as(m).isNull();
+      assertThat(RpcPolicy.refusal(m, ANONYMOUS)).as(m)
+          .isEqualTo(m + " needs an authenticated user: pass credentials to the client "
+              + "(NyalaClient.builder(...).credentials(user, password)); caller is anonymous "
+              + "client 127.0.0.1:53122");
+    }
+  }
+
+  @Test
+  void gettingATokenAndFindingTheLeaderStayOpenToAnonymousCallers() {
+    for (String m : List.of("nyala.master.MasterService/Authenticate",
+        "nyala.master.MasterService/ListMasters",
         "nyala.master.MasterService/GetMasterRegistration")) {
       assertThat(RpcPolicy.required(m)).as(m).isEqualTo(Role.ANYONE);
       assertThat(RpcPolicy.refusal(m, ANONYMOUS)).as(m).isNull();
@@ -82,5 +100,6 @@ class RpcPolicyTest {
             + "server identity (a certificate of the cluster's CA); caller is anonymous client "
             + "127.0.0.1:53122");
     assertThat(SERVER).hasToString("server 'ts-0' at 127.0.0.1:50412");
+    assertThat(USER).hasToString("user 'alice' at 127.0.0.1:53123");
   }
 }

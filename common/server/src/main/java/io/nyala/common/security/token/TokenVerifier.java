@@ -1,0 +1,107 @@
+package io.nyala.common.security.token;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.nyala.common.NyalaException;
+import io.nyala.common.proto.AuthnTokenPB;
+import io.nyala.common.proto.SignedTokenPB;
+import io.nyala.common.proto.TokenSigningPublicKeyPB;
+import io.nyala.common.security.pki.EcKeys;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.spec.X509EncodedKeySpec;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * Checks client tokens offline against the token signing keys the leader master published
+ * (docs/architecture.md, "Who may call what"): a tablet server gets them in heartbeat answers,
+ * a master from its own {@link TokenSigner}. Knows no key until {@link #setKeys} is called, so
+ * it refuses every token until then.
+ *
+ * <p>Thread-safe: the key set is replaced whole through a volatile field.
+ */
+public final class TokenVerifier {
+  private final LongSupplier clockMs;
+  /** Seq to key; replaced whole, never changed in place. */
+  private volatile Map<Long, PublicKey> keys = Map.of();
+
+  /** @param clockMs wall-clock milliseconds, compared with tokens' expiry times */
+  public TokenVerifier(LongSupplier clockMs) {
+    this.clockMs = clockMs;
+  }
+
+  /**
+   * Replaces the known keys with {@code published}.
+   *
+   * @throws NyalaException INVALID_ARGUMENT naming a key that is not an EC public key
+   */
+  public void setKeys(List<TokenSigningPublicKeyPB> published) {
+    Map<Long, PublicKey> next = new HashMap<>();
+    for (TokenSigningPublicKeyPB k : published) {
+      try {
+        next.put(k.getSeq(), KeyFactory.getInstance("EC")
+            .generatePublic(new X509EncodedKeySpec(k.getPublicKeyDer().toByteArray())));
+      } catch (GeneralSecurityException e) {
+        throw NyalaException.invalidArgument("token signing key %d is not an EC public key: %s",
+            k.getSeq(), e.getMessage());
+      }
+    }
+    keys = Map.copyOf(next);
+  }
+
+  /** Whether any key is known yet. */
+  public boolean hasKeys() {
+    return !keys.isEmpty();
+  }
+
+  /**
+   * The user a token proves.
+   *
+   * @param signedToken a serialized {@link SignedTokenPB}
+   * @return the token's user
+   * @throws NyalaException NOT_AUTHORIZED saying why: malformed, expired (naming user and time),
+   *     or forged or from another cluster (unknown key or bad signature)
+   */
+  public String verify(byte[] signedToken) {
+    SignedTokenPB signed;
+    AuthnTokenPB token;
+    try {
+      signed = SignedTokenPB.parseFrom(signedToken);
+      token = AuthnTokenPB.parseFrom(signed.getTokenData());
+    } catch (InvalidProtocolBufferException e) {
+      throw NyalaException.notAuthorized("authentication token is malformed: %s", e.getMessage());
+    }
+    PublicKey key = keys.get(token.getSigningKeySeq());
+    if (key == null) {
+      throw NyalaException.notAuthorized("token of user '%s' names unknown signing key %d: "
+          + "forged or from another cluster", token.getUser(), token.getSigningKeySeq());
+    }
+    if (!signatureValid(key, signed)) {
+      throw NyalaException.notAuthorized("token of user '%s' has a bad signature (key %d): "
+          + "forged or from another cluster", token.getUser(), token.getSigningKeySeq());
+    }
+    if (token.getExpireTimeMs() <= clockMs.getAsLong()) {
+      throw NyalaException.notAuthorized("token of user '%s' expired at %s", token.getUser(),
+          Instant.ofEpochMilli(token.getExpireTimeMs()));
+    }
+    return token.getUser();
+  }
+
+  private static boolean signatureValid(PublicKey key, SignedTokenPB signed) {
+    try {
+      Signature s = Signature.getInstance(EcKeys.SIGNATURE_ALGORITHM);
+      s.initVerify(key);
+      s.update(signed.getTokenData().asReadOnlyByteBuffer());
+      return s.verify(signed.getSignature().toByteArray());
+    } catch (java.security.SignatureException e) {
+      return false;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("the JDK cannot verify " + EcKeys.SIGNATURE_ALGORITHM, e);
+    }
+  }
+}

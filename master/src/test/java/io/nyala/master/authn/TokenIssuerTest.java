@@ -1,0 +1,76 @@
+package io.nyala.master.authn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
+import io.nyala.common.proto.master.AuthenticateRequestPB;
+import io.nyala.common.proto.master.AuthenticateResponsePB;
+import io.nyala.common.security.token.PasswordFileVerifier;
+import io.nyala.common.security.token.TokenVerifier;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Authenticate's checks, on a real credentials file and a fake clock. */
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
+class TokenIssuerTest {
+  @TempDir
+  Path dir;
+
+  private final AtomicLong now = new AtomicLong(5_000_000);
+  private final TokenVerifier own = new TokenVerifier(now::get);
+
+  private TokenIssuer issuer(boolean overTls) {
+    Path users = dir.resolve("users");
+    PasswordFileVerifier.addUser(users, "alice", "s3cret");
+    return TokenIssuer.fromFlags(users.toString(), 60_000, 600_000, now::get, own, overTls);
+  }
+
+  @Test
+  void theRightPasswordGetsATokenThisMasterAccepts() {
+    AuthenticateResponsePB r = issuer(true).authenticate(request("alice", "s3cret"));
+    assertThat(r.getExpireTimeMs()).isEqualTo(5_060_000);
+    assertThat(own.verify(r.getToken().toByteArray())).isEqualTo("alice");
+  }
+
+  @Test
+  void aWrongPasswordOrUserIsNotAuthorizedWithoutSayingWhich() {
+    TokenIssuer issuer = issuer(true);
+    for (AuthenticateRequestPB bad : new AuthenticateRequestPB[] {request("alice", "nope"),
+        request("bob", "s3cret")}) {
+      assertThatThrownBy(() -> issuer.authenticate(bad))
+          .isInstanceOfSatisfying(NyalaException.class,
+              e -> assertThat(e.code()).isEqualTo(StatusCode.NOT_AUTHORIZED))
+          .hasMessageContaining("wrong user name or password")
+          .hasMessageNotContaining("nope").hasMessageNotContaining("s3cret");
+    }
+  }
+
+  @Test
+  void overPlaintextAuthenticateIsRefused() {
+    assertThatThrownBy(() -> issuer(false).authenticate(request("alice", "s3cret")))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.NOT_SUPPORTED))
+        .hasMessageContaining("refused over plaintext");
+  }
+
+  @Test
+  void withoutACredentialsFileNobodyAuthenticatesAndBadFlagsAreNamed() {
+    TokenIssuer none = TokenIssuer.fromFlags("", 60_000, 600_000, now::get, own, true);
+    assertThatThrownBy(() -> none.authenticate(request("alice", "s3cret")))
+        .hasMessageContaining("start it with --user_credentials_file");
+    assertThatThrownBy(() -> TokenIssuer.fromFlags("", 0, 600_000, now::get, own, true))
+        .hasMessageContaining("--authn_token_validity_ms=0");
+    assertThatThrownBy(() -> TokenIssuer.fromFlags("", 60_000, -1, now::get, own, true))
+        .hasMessageContaining("--token_signing_key_rotation_ms=-1");
+  }
+
+  private static AuthenticateRequestPB request(String user, String password) {
+    return AuthenticateRequestPB.newBuilder().setUser(user).setPassword(password).build();
+  }
+}
