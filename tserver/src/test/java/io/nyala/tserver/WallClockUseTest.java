@@ -40,7 +40,7 @@ class WallClockUseTest {
       "hibernated_time_millis persisted in the tablet metadata",
       "tserver/src/main/java/io/nyala/tserver/fs/log/LogBlockManager.java",
       "LBM record timestamps, persisted",
-      "minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenCommand.java",
+      "minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenWriter.java",
       "timestamps written as row values",
       "common/server/src/main/java/io/nyala/common/security/tls/CertFiles.java",
       "certificate validity: X.509 notBefore/notAfter are wall-clock times");
