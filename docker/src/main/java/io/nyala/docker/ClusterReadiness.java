@@ -95,11 +95,11 @@ final class ClusterReadiness {
     NyalaTable t = client.createTable(PROBE_TABLE, schema,
         new CreateTableOptions().addHashPartitions(List.of("k"), 2)
             .setNumReplicas(replicas % 2 == 0 ? replicas - 1 : replicas));
-    NyalaSession session = client.newSession();
-    Operation insert = t.newInsert();
-    insert.getRow().addLong("k", 1);
-    session.apply(insert);
-    session.close();
+    try (NyalaSession session = client.newSession()) {
+      Operation insert = t.newInsert();
+      insert.getRow().addLong("k", 1);
+      session.apply(insert);
+    }
     client.deleteTable(PROBE_TABLE);
   }
 
