@@ -62,7 +62,7 @@ final class NyalaTestImage {
     Path dir = root.resolve("docker/image");
     boolean localBase = exists(BASE);
     String tag = "nyala-test:" + System.getProperty("nyala.version", "dev") + "-"
-        + contentHash(lib, dir, localBase ? BASE : "default");
+        + contentHash(lib, dir, localBase ? BASE + "@" + imageId(BASE) : "default");
     if (!exists(tag)) {
       ImageFromDockerfile build = new ImageFromDockerfile(tag, false)
           .withFileFromPath("nyala/lib", lib)
@@ -101,6 +101,11 @@ final class NyalaTestImage {
     }
   }
 
+  /** The image's id: a base rebuilt under the same tag makes a new Nyala image too. */
+  private static String imageId(String tag) {
+    return DockerClientFactory.instance().client().inspectImageCmd(tag).exec().getId();
+  }
+
   private static boolean exists(String tag) {
     try {
       DockerClientFactory.instance().client().inspectImageCmd(tag).exec();
@@ -111,9 +116,9 @@ final class NyalaTestImage {
   }
 
   /**
-   * A hash of what goes into the image: the base, each file's name and content; for a jar, its
-   * entries' names and CRCs, so that a jar rebuilt with new timestamps but the same classes
-   * keeps the tag.
+   * A hash of what goes into the image: the base (name and id), each file's name and content;
+   * for a jar, its entries' names and CRCs, so that a jar rebuilt with new timestamps but the
+   * same classes keeps the tag.
    */
   private static String contentHash(Path lib, Path imageDir, String base) {
     try {
