@@ -103,10 +103,9 @@ public abstract class ServerBase implements AutoCloseable {
       channels.useTls(wireTls.channelContext());
     }
     this.rpcAuthentication = options.rpcAuthentication(wireTls);
-    if (wireTls.enabled()) {
-      LOG.info("{}: RPC and Raft over {}; --rpc_authentication={}", name, wireTls,
-          rpcAuthentication.flagValue());
-    }
+    // Logged in plaintext too: an operator should see that callers are not authenticated.
+    LOG.info("{}: RPC and Raft over {}; --rpc_authentication={}", name, wireTls,
+        rpcAuthentication.flagValue());
     String wildcard = ServerOptions.wildcardWarning(name, rpcBind, raftBind, webBind);
     if (wildcard != null) {
       LOG.warn("{}", wildcard);

@@ -88,13 +88,12 @@ public class ServerOptions {
           + "run time.")
   public int encryptionKeyLength = 256;
 
-  @Option(names = "--rpc_encryption", defaultValue = "disabled",
+  @Option(names = "--rpc_encryption", defaultValue = "optional",
       description = "TLS on Nyala's RPC and Raft traffic: 'disabled' (plaintext), 'optional' "
           + "(TLS when the three TLS file flags are given, else plaintext) or 'required' "
-          + "(refuses to start without them). The default will become 'required' once the "
-          + "master issues certificates (docs/architecture.md, \"TLS on the wire\"). Not "
-          + "changeable at run time. Default: ${DEFAULT-VALUE}.")
-  public String rpcEncryption = "disabled";
+          + "(refuses to start without them). See docs/architecture.md, \"TLS on the wire\". "
+          + "Not changeable at run time. Default: ${DEFAULT-VALUE}.")
+  public String rpcEncryption = "optional";
 
   @Option(names = "--tls_cert_file", defaultValue = "",
       description = "PEM certificate this server presents (its own, optionally followed by the "
@@ -112,13 +111,13 @@ public class ServerOptions {
           + "accept only peers it issued.")
   public String trustedCaFile = "";
 
-  @Option(names = "--rpc_authentication", defaultValue = "disabled",
+  @Option(names = "--rpc_authentication", defaultValue = "optional",
       description = "Who may call what on Nyala's RPC: 'disabled' (anyone calls anything), "
           + "'optional' (callers are identified, nothing refused) or 'required' (admin and "
           + "destructive RPCs need a server's certificate of --trusted_ca_file; needs TLS). "
           + "See docs/architecture.md, \"Who may call what\". Not changeable at run time. "
           + "Default: ${DEFAULT-VALUE}.")
-  public String rpcAuthentication = "disabled";
+  public String rpcAuthentication = "optional";
 
   @Option(names = "--rpc_num_service_threads", defaultValue = "16",
       description = "Threads serving RPCs.")
