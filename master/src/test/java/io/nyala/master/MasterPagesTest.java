@@ -75,7 +75,7 @@ class MasterPagesTest {
                 "<span title=\"" + leader.uuid + "\">" + leader.name + "</span>");
         for (FakeTServer t : ts) {
           // Each replica: its name linked to its web UI, the uuid as the tooltip.
-          assertThat(page.body()).contains("<a href=\"http://127.0.0.1:2/\" title=\"" + t.uuid
+          assertThat(page.body()).contains("<a href=\"//127.0.0.1:2/\" title=\"" + t.uuid
               + "\">" + t.name + "</a>");
         }
         assertThat(page.body()).contains("LEADER").contains("FOLLOWER").contains("RUNNING")

@@ -165,7 +165,7 @@ class HeartbeatTest {
       // answered the heartbeats; the tablets page: the replica with its table, state and role,
       // its leader by name.
       String page = StatusPage.render(ts, false);
-      assertThat(page).contains("<a href=\"http://127.0.0.1:8765/\">")
+      assertThat(page).contains("<a href=\"//127.0.0.1:8765/\">")
           .contains("1 replicas: 1 awake (hot)").contains("1 table")
           .contains("--webserver_expose_tablet_ids").doesNotContain(tablet);
       assertThat(StatusPage.render(ts, true)).contains("<a href=\"/tablets\">")

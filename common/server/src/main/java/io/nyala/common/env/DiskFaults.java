@@ -8,6 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Disk faults injected under an {@link Env}: rules such as "EIO on fsync of files under
@@ -21,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * immutable array replaced under this object's monitor.
  */
 public final class DiskFaults {
+  private static final Logger LOG = LoggerFactory.getLogger(DiskFaults.class);
   /** The operations a rule can fail. */
   public enum Op {
     /** Writes and appends (including the zero fills and header of an encrypted file). */
@@ -78,6 +81,19 @@ public final class DiskFaults {
     Rule[] next = Arrays.copyOf(rules, rules.length + 1);
     next[rules.length] = rule;
     rules = next;
+  }
+
+  /**
+   * Adds a rule per {@code --fault_disk_errors} spec, each logged as an unsafe test fault.
+   *
+   * @throws NyalaException INVALID_ARGUMENT naming a malformed spec
+   */
+  public void injectFlags(List<String> specs) {
+    for (String spec : specs) {
+      Rule r = parse(spec);
+      inject(r);
+      LOG.warn("UNSAFE test fault on: --fault_disk_errors: {}", r);
+    }
   }
 
   /** Adds a sticky rule: {@code op} fails with {@code kind} under {@code under} until cleared. */

@@ -69,6 +69,8 @@ public abstract class ServerBase implements AutoCloseable {
   protected final NetworkFaults networkFaults;
   /** TLS of every listener and outgoing channel but the web server's, or plaintext. */
   protected final WireTls wireTls;
+  /** The web server's HTTPS context ({@code --webserver_tls}), or null for HTTP. */
+  private final javax.net.ssl.SSLContext webTls;
   /** Who may call what on the RPC listener (docs/architecture.md, "Who may call what"). */
   protected final RpcAuthentication rpcAuthentication;
   /** Checks clients' tokens; the role feeds it the leader master's public keys. */
@@ -103,6 +105,7 @@ public abstract class ServerBase implements AutoCloseable {
       channels.useTls(wireTls.channelContext());
     }
     this.rpcAuthentication = options.rpcAuthentication(wireTls);
+    this.webTls = options.webTls(wireTls);
     // Logged in plaintext too: an operator should see that callers are not authenticated.
     LOG.info("{}: RPC and Raft over {}; --rpc_authentication={}", name, wireTls,
         rpcAuthentication.flagValue());
@@ -138,7 +141,7 @@ public abstract class ServerBase implements AutoCloseable {
       throw e;
     }
     LogContext.registerAlias(fs.uuid(), name);
-    injectDiskFaults();
+    fs.diskFaults().injectFlags(options.faultDiskErrors); // docs/data-safety.md, "Disk faults"
     metrics = new MetricRegistry(name);
     metrics.doubleGauge("server_uptime_seconds", "Seconds since the server started",
         () -> (System.nanoTime() - startNanos) / 1e9);
@@ -238,7 +241,7 @@ public abstract class ServerBase implements AutoCloseable {
       return;
     }
     try {
-      webServer = new WebServer(name, roleLabel(), webBind, metrics, homePage);
+      webServer = new WebServer(name, roleLabel(), webBind, metrics, homePage, webTls);
       pages.accept(webServer);
       webServer.start();
     } catch (IOException e) {
@@ -250,15 +253,6 @@ public abstract class ServerBase implements AutoCloseable {
   /** The role as pages name it. */
   private String roleLabel() {
     return role.equals("tserver") ? "tablet server" : role;
-  }
-
-  /** Installs {@code --fault_disk_errors} (docs/data-safety.md, "Disk faults"). */
-  private void injectDiskFaults() {
-    for (String spec : options.faultDiskErrors) {
-      DiskFaults.Rule r = DiskFaults.parse(spec);
-      fs.diskFaults().inject(r);
-      LOG.warn("UNSAFE test fault on: --fault_disk_errors: {}", r);
-    }
   }
 
   /** Registers something to close (before the listeners) when the server stops. */

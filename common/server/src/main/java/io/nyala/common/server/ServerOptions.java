@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Option;
 
 /**
@@ -63,6 +64,15 @@ public class ServerOptions {
           + "this is set; home pages show counts only. Not changeable at run time. Default: "
           + "${DEFAULT-VALUE}.")
   public boolean webserverExposeTabletIds;
+
+  @Option(names = "--webserver_tls", defaultValue = "false", arity = "0..1",
+      fallbackValue = "true",
+      description = "Serve the web UI (pages, /metrics, /healthz) over HTTPS only, presenting "
+          + "this server's RPC certificate (--tls_cert_file, so --rpc_encryption must be on with "
+          + "its files). Set it on every server of a cluster or on none: pages link to each "
+          + "other keeping their own scheme. Not changeable at run time. Default: "
+          + "${DEFAULT-VALUE}.")
+  public boolean webserverTls;
 
   @Option(names = "--master_addresses",
       description = "Comma-separated RPC addresses of the masters.")
@@ -222,6 +232,23 @@ public class ServerOptions {
    */
   public WireTls wireTls() {
     return WireTls.fromFlags(rpcEncryption, tlsCertFile, tlsKeyFile, trustedCaFile);
+  }
+
+  /**
+   * The web server's HTTPS context under {@code --webserver_tls}, else null.
+   *
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT when it is asked for without TLS
+   */
+  public SSLContext webTls(WireTls tls) {
+    if (!webserverTls) {
+      return null;
+    }
+    if (!tls.enabled()) {
+      throw NyalaException.invalidArgument("--webserver_tls presents the server's RPC "
+          + "certificate: set --rpc_encryption with --tls_cert_file, --tls_key_file and "
+          + "--trusted_ca_file (--rpc_encryption=%s, no certificate loaded)", rpcEncryption);
+    }
+    return tls.httpsContext();
   }
 
   /**

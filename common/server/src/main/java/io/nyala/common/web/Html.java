@@ -62,14 +62,19 @@ public final class Html {
     return "<span title=\"" + escape(title) + "\">" + escape(text) + "</span>";
   }
 
-  /** The root URL of a server's web UI, or null when it has none (port 0 or no host). */
+  /**
+   * The root of a server's web UI as a link, or null when it has none (port 0 or no host).
+   * Scheme-relative ({@code //host:port/}): the browser keeps the page's own scheme, since the
+   * servers of a cluster serve their web UI all over HTTP or all over HTTPS
+   * ({@code --webserver_tls}).
+   */
   public static String webUrl(HostPort http) {
     if (http == null || http.host().isEmpty() || http.port() <= 0) {
       return null;
     }
     String host = http.host().contains(":") && !http.host().startsWith("[")
         ? "[" + http.host() + "]" : http.host();
-    return "http://" + host + ":" + http.port() + "/";
+    return "//" + host + ":" + http.port() + "/";
   }
 
   /** A page on this server showing a table: {@code /table?id=<id>}, the id URL-encoded. */

@@ -2,6 +2,8 @@ package io.nyala.common.web;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.nyala.common.HostPort;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
@@ -18,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * pages; servers add pages with {@link #addPage} and links to them with {@link #addNavLink}.
  * Every HTML page, error pages included, has the same chrome: a title and the nav bar naming
  * the server and its role. Built on the JDK's HTTP server: it needs no dependency and serves a
- * few requests a second.
+ * few requests a second. Given a TLS context it serves HTTPS only ({@code --webserver_tls}).
  */
 public final class WebServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WebServer.class);
@@ -104,9 +107,27 @@ public final class WebServer implements AutoCloseable {
   /** {@code role} (e.g. "master") is shown next to the server's name on every page. */
   public WebServer(String serverName, String role, HostPort bind, MetricRegistry metrics,
       Supplier<String> homePageBody) throws IOException {
+    this(serverName, role, bind, metrics, homePageBody, null);
+  }
+
+  /**
+   * A web server that speaks HTTPS only when {@code tls} is given, plain HTTP when it is null.
+   *
+   * @param role shown next to the server's name on every page (e.g. "master")
+   * @param tls the context presenting the server's certificate, or null for HTTP
+   */
+  public WebServer(String serverName, String role, HostPort bind, MetricRegistry metrics,
+      Supplier<String> homePageBody, SSLContext tls) throws IOException {
     this.serverName = serverName;
     this.role = role;
-    this.server = HttpServer.create(new InetSocketAddress(bind.host(), bind.port()), 16);
+    InetSocketAddress address = new InetSocketAddress(bind.host(), bind.port());
+    if (tls == null) {
+      this.server = HttpServer.create(address, 16);
+    } else {
+      HttpsServer https = HttpsServer.create(address, 16);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      this.server = https;
+    }
     this.executor = Executors.newFixedThreadPool(2, LogContext.threadFactory(serverName, "http"));
     server.setExecutor(executor);
     server.createContext("/healthz", ex -> send(ex, 200, "text/plain", "OK\n"));
@@ -224,6 +245,11 @@ public final class WebServer implements AutoCloseable {
 
   public void start() {
     server.start();
+  }
+
+  /** @return "https" when this server speaks TLS, else "http" */
+  public String scheme() {
+    return server instanceof HttpsServer ? "https" : "http";
   }
 
   /** The bound address (the port is real even when 0 was asked for). */

@@ -43,8 +43,8 @@ class HtmlTest {
 
   @Test
   void webUrlOfAnHttpAddress() {
-    assertThat(Html.webUrl(new HostPort("127.0.0.1", 8050))).isEqualTo("http://127.0.0.1:8050/");
-    assertThat(Html.webUrl(new HostPort("::1", 8050))).isEqualTo("http://[::1]:8050/");
+    assertThat(Html.webUrl(new HostPort("127.0.0.1", 8050))).isEqualTo("//127.0.0.1:8050/");
+    assertThat(Html.webUrl(new HostPort("::1", 8050))).isEqualTo("//[::1]:8050/");
     assertThat(Html.webUrl(new HostPort("h", 0))).isNull();
     assertThat(Html.webUrl(null)).isNull();
   }

@@ -4,8 +4,14 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.nyala.common.NyalaException;
+import java.io.IOException;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -55,6 +61,28 @@ public final class TlsContexts {
   public static SslContext forClient(X509Certificate trustedCa, ServerCredentials own) {
     return build(GrpcSslContexts.forClient().trustManager(trustedCa)
         .keyManager(own.privateKey(), chain(own)), "client " + own);
+  }
+
+  /**
+   * The JDK's TLS context of an HTTPS listener presenting {@code own} (the web server's, with
+   * {@code --webserver_tls}); browsers and {@code curl} check it against the cluster's CA.
+   */
+  public static SSLContext forHttps(ServerCredentials own) {
+    try {
+      KeyStore ks = KeyStore.getInstance("PKCS12");
+      ks.load(null, null);
+      char[] none = new char[0];
+      ks.setKeyEntry("server", own.privateKey(), none,
+          own.chain().toArray(new Certificate[0]));
+      KeyManagerFactory kmf = KeyManagerFactory.getInstance(
+          KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(ks, none);
+      SSLContext ctx = SSLContext.getInstance("TLS");
+      ctx.init(kmf.getKeyManagers(), null, null);
+      return ctx;
+    } catch (GeneralSecurityException | IOException e) {
+      throw NyalaException.invalidArgument("cannot make an HTTPS context of %s: %s", own, e);
+    }
   }
 
   /**

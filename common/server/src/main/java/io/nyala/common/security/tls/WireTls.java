@@ -15,6 +15,7 @@ import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 
 /**
@@ -139,6 +140,11 @@ public final class WireTls {
   /** Ratis' TLS: mutual, every peer presents a certificate of the CA. */
   public GrpcTlsConfig ratis() {
     return TlsContexts.forRatis(require(), trustedCa);
+  }
+
+  /** The web server's HTTPS context ({@code --webserver_tls}): presents the certificate. */
+  public SSLContext httpsContext() {
+    return TlsContexts.forHttps(require());
   }
 
   private ServerCredentials require() {
