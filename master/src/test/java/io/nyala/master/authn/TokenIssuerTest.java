@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.AuthenticateRequestPB;
 import io.nyala.common.proto.master.AuthenticateResponsePB;
 import io.nyala.common.security.token.PasswordFileVerifier;
@@ -24,11 +25,12 @@ class TokenIssuerTest {
 
   private final AtomicLong now = new AtomicLong(5_000_000);
   private final TokenVerifier own = new TokenVerifier(now::get);
+  private final MetricRegistry metrics = new MetricRegistry("master-test");
 
   private TokenIssuer issuer(boolean overTls) {
     Path users = dir.resolve("users");
     PasswordFileVerifier.addUser(users, "alice", "s3cret");
-    return TokenIssuer.fromFlags(users.toString(), 60_000, 600_000, now::get, own, overTls);
+    return flags(users.toString(), 60_000, 600_000, overTls);
   }
 
   @Test
@@ -61,13 +63,27 @@ class TokenIssuerTest {
 
   @Test
   void withoutACredentialsFileNobodyAuthenticatesAndBadFlagsAreNamed() {
-    TokenIssuer none = TokenIssuer.fromFlags("", 60_000, 600_000, now::get, own, true);
+    TokenIssuer none = flags("", 60_000, 600_000, true);
     assertThatThrownBy(() -> none.authenticate(request("alice", "s3cret")))
         .hasMessageContaining("start it with --user_credentials_file");
-    assertThatThrownBy(() -> TokenIssuer.fromFlags("", 0, 600_000, now::get, own, true))
+    assertThatThrownBy(() -> flags("", 0, 600_000, true))
         .hasMessageContaining("--authn_token_validity_ms=0");
-    assertThatThrownBy(() -> TokenIssuer.fromFlags("", 60_000, -1, now::get, own, true))
+    assertThatThrownBy(() -> flags("", 60_000, -1, true))
         .hasMessageContaining("--token_signing_key_rotation_ms=-1");
+  }
+
+  @Test
+  void everyIssuedTokenIsCounted() {
+    TokenIssuer issuer = issuer(true);
+    issuer.authenticate(request("alice", "s3cret"));
+    issuer.authenticate(request("alice", "s3cret"));
+    assertThat(metrics.counter("authn_tokens_issued_total", "").get()).isEqualTo(2);
+  }
+
+  /** An issuer of a master leading term 1, keys in memory only. */
+  private TokenIssuer flags(String users, long validityMs, long rotationMs, boolean overTls) {
+    return TokenIssuer.fromFlags(users, validityMs, rotationMs, now::get, own, overTls, null,
+        () -> 1, metrics);
   }
 
   private static AuthenticateRequestPB request(String user, String password) {
