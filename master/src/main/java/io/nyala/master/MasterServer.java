@@ -61,6 +61,8 @@ public class MasterServer extends ServerBase {
   private ScheduledExecutorService ticker;
   /** Authenticate and the token signing keys (docs/architecture.md, "Who may call what"). */
   private TokenIssuer tokens;
+  /** The signing keys in the catalog; null without a cluster key to wrap them. */
+  private CatalogTokenKeys storedTokenKeys;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -105,11 +107,10 @@ public class MasterServer extends ServerBase {
       LOG.info("token signing keys are kept in memory only: no cluster key to wrap them "
           + "(--encrypt_data_at_rest)");
     }
+    storedTokenKeys = keyProvider == null ? null : new CatalogTokenKeys(sysCatalog, keyProvider);
     tokens = TokenIssuer.fromFlags(o.userCredentialsFile, o.authnTokenValidityMs,
         o.tokenSigningKeyRotationMs, System::currentTimeMillis, tokenVerifier,
-        wireTls.enabled(),
-        keyProvider == null ? null : new CatalogTokenKeys(sysCatalog, keyProvider),
-        this::readyLeaderTerm, metrics);
+        wireTls.enabled(), storedTokenKeys, this::readyLeaderTerm, metrics);
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
         o.heartbeatIntervalMs, locations::reset, this::httpAddress, tokens::publicKeys);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens)));
@@ -156,6 +157,8 @@ public class MasterServer extends ServerBase {
       if (catalogManager.leadership().isReady()) {
         tokens.refresh();
         reReplicator.sweep();
+      } else if (storedTokenKeys != null) {
+        tokens.followStored(storedTokenKeys.publicKeys());
       }
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).

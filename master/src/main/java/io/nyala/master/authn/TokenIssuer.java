@@ -138,6 +138,14 @@ public final class TokenIssuer {
   }
 
   /**
+   * On a master that does not lead: checks tokens with {@code stored}, the keys the catalog
+   * holds (the leader's), so a client of the leader is told NOT_LEADER, not refused.
+   */
+  public void followStored(List<TokenSigningPublicKeyPB> stored) {
+    ownVerifier.setKeys(stored);
+  }
+
+  /**
    * Has the signer take the stored keys over if this master leads a term it has not restored
    * them in yet. A failure (a key that does not unwrap) is thrown, and tried again on the next
    * use, so the master never signs with keys of its own that hide the stored ones.

@@ -2,6 +2,7 @@ package io.nyala.master.catalog;
 
 import com.google.protobuf.ByteString;
 import io.nyala.common.NyalaException;
+import io.nyala.common.proto.TokenSigningPublicKeyPB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTokenSigningKeyPB;
@@ -37,6 +38,17 @@ public final class CatalogTokenKeys implements TokenSigningKeyStore {
   @Override
   public List<TokenSigningKey> load() {
     return unwrap(catalog.read(s -> List.copyOf(s.tokenSigningKeys())), keys);
+  }
+
+  /**
+   * The public halves of the stored keys, oldest first: what a follower master checks tokens
+   * with, so that it answers a client of its leader NOT_LEADER rather than refusing its token.
+   */
+  public List<TokenSigningPublicKeyPB> publicKeys() {
+    return catalog.read(s -> s.tokenSigningKeys().stream()
+        .map(r -> TokenSigningPublicKeyPB.newBuilder().setSeq(r.getSeq())
+            .setPublicKeyDer(r.getPublicKeyDer()).setExpireTimeMs(r.getExpireTimeMs()).build())
+        .toList());
   }
 
   /**
