@@ -45,6 +45,8 @@ public final class TokenIssuer {
   private final MetricRegistry.Counter issued;
   /** The term whose stored keys the signer holds; -1 before the first; guarded by this. */
   private long restoredTerm = -1;
+  /** The term whose restore failure was logged; guarded by this. */
+  private long failureLoggedTerm = -1;
 
   /**
    * @param credentials checks passwords; null when none are accepted
@@ -127,14 +129,37 @@ public final class TokenIssuer {
 
   /** The public keys tablet servers need, rotating first if due. */
   public List<TokenSigningPublicKeyPB> publicKeys() {
-    restoreOncePerTerm();
-    return signer.publicKeys();
+    // None when the stored keys cannot be taken over: tablet servers then keep theirs.
+    return restored() ? signer.publicKeys() : List.of();
   }
 
-  /** Gives this master's own token check the current keys (and rotates if due). */
+  /**
+   * Gives this master's own token check the current keys (and rotates if due); leaves it as it
+   * was (the stored public keys it checked with as a follower) while the stored keys cannot be
+   * taken over.
+   */
   public void refresh() {
-    restoreOncePerTerm();
-    ownVerifier.setKeys(signer.publicKeys());
+    if (restored()) {
+      ownVerifier.setKeys(signer.publicKeys());
+    }
+  }
+
+  /** {@link #restoreOncePerTerm}, false on failure, which is logged once per term. */
+  private boolean restored() {
+    try {
+      restoreOncePerTerm();
+      return true;
+    } catch (NyalaException e) {
+      long term = leaderTerm.getAsLong();
+      synchronized (this) {
+        if (term != failureLoggedTerm) {
+          failureLoggedTerm = term;
+          LOG.error("cannot take the token signing keys over from the sys catalog in term {}; "
+              + "signing no tokens: {}", term, e.getMessage());
+        }
+      }
+      return false;
+    }
   }
 
   /**
