@@ -7,6 +7,7 @@ import io.nyala.client.locations.TableLocations;
 import io.nyala.client.locations.TabletCaller;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
+import io.nyala.client.rpc.TransportException;
 import io.nyala.client.stats.ClientCounters;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
@@ -131,7 +132,10 @@ final class TabletScan {
           counters.rpcFailed(e.code());
           TabletCaller.Disposition d = TabletCaller.classify(locations, servingTablet, r, e);
           // NOT_FOUND here is usually our scanner (expired, or its server restarted): reopen.
-          if (d == TabletCaller.Disposition.FAIL && e.code() != StatusCode.NOT_FOUND) {
+          // So is a refused token: the reopening call renews it once (TabletCaller).
+          boolean tokenRefused = e instanceof TransportException te && te.isUnauthenticated();
+          if (d == TabletCaller.Disposition.FAIL && e.code() != StatusCode.NOT_FOUND
+              && !tokenRefused) {
             return CompletableFuture.<RowResultIterator>failedFuture(e);
           }
           counters.rpcRetried(tablet.id());

@@ -13,6 +13,7 @@ import io.nyala.common.server.ServerBase;
 import io.nyala.master.authn.TokenIssuer;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
+import io.nyala.master.catalog.CatalogTokenKeys;
 import io.nyala.master.catalog.SysCatalog;
 import io.nyala.master.locations.TableLocationsCache;
 import io.nyala.master.locations.TableLocationsLookup;
@@ -60,6 +61,8 @@ public class MasterServer extends ServerBase {
   private ScheduledExecutorService ticker;
   /** Authenticate and the token signing keys (docs/architecture.md, "Who may call what"). */
   private TokenIssuer tokens;
+  /** The signing keys in the catalog; null without a cluster key to wrap them. */
+  private CatalogTokenKeys storedTokenKeys;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -98,9 +101,16 @@ public class MasterServer extends ServerBase {
       locations.reset();
       reReplicator.reset();
     });
+    // The signing keys go to the catalog wrapped by the cluster key; without one (no encryption
+    // at rest) they stay in memory (docs/architecture.md, "Client tokens").
+    if (keyProvider == null) {
+      LOG.info("token signing keys are kept in memory only: no cluster key to wrap them "
+          + "(--encrypt_data_at_rest)");
+    }
+    storedTokenKeys = keyProvider == null ? null : new CatalogTokenKeys(sysCatalog, keyProvider);
     tokens = TokenIssuer.fromFlags(o.userCredentialsFile, o.authnTokenValidityMs,
         o.tokenSigningKeyRotationMs, System::currentTimeMillis, tokenVerifier,
-        wireTls.enabled());
+        wireTls.enabled(), storedTokenKeys, this::readyLeaderTerm, metrics);
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
         o.heartbeatIntervalMs, locations::reset, this::httpAddress, tokens::publicKeys);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens)));
@@ -147,6 +157,8 @@ public class MasterServer extends ServerBase {
       if (catalogManager.leadership().isReady()) {
         tokens.refresh();
         reReplicator.sweep();
+      } else if (storedTokenKeys != null) {
+        tokens.followStored(storedTokenKeys.publicKeys());
       }
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
@@ -175,6 +187,12 @@ public class MasterServer extends ServerBase {
         () -> catalogManager.unknownReplicas().size());
     m.gauge("is_leader", "1 if this master is the ready catalog leader",
         () -> isLeader() ? 1 : 0);
+  }
+
+  /** The term this master is the ready catalog leader of, or -1. */
+  private long readyLeaderTerm() {
+    long term = sysCatalog.leaderTerm();
+    return term >= 0 && catalogManager.leadership().state().isReadyAt(term) ? term : -1;
   }
 
   /** Whether this master leads the catalog and has caught up, i.e. serves DDL. */

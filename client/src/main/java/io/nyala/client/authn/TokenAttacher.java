@@ -17,8 +17,10 @@ import java.util.Set;
 /**
  * Puts the current token in the {@code authorization: Bearer} header of every call but those the
  * servers answer without one (Authenticate and finding the leader master), and drops a token a
- * server said had expired so the retry gets a fresh one (docs/architecture.md, "Who may call
- * what").
+ * server refused so that the retry gets a fresh one (docs/architecture.md, "Who may call
+ * what"): one any server said had expired, and one a tablet server refused otherwise (signed by
+ * a key it does not know). A master's refusal for an unknown key only says that master does not
+ * lead (the client tries the next), so it keeps the token.
  */
 public final class TokenAttacher implements ClientInterceptor {
   private static final Metadata.Key<String> AUTHORIZATION =
@@ -58,6 +60,7 @@ public final class TokenAttacher implements ClientInterceptor {
     if (OPEN.contains(method.getFullMethodName())) {
       return next.newCall(method, options);
     }
+    boolean toMaster = MasterServiceGrpc.SERVICE_NAME.equals(method.getServiceName());
     return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
       @Override
       public void start(Listener<A> listener, Metadata headers) {
@@ -67,7 +70,8 @@ public final class TokenAttacher implements ClientInterceptor {
             listener) {
           @Override
           public void onClose(Status status, Metadata trailers) {
-            if (isExpiredAnswer(status)) {
+            if (isExpiredAnswer(status)
+                || (!toMaster && status.getCode() == Status.Code.UNAUTHENTICATED)) {
               tokens.expired(token);
             }
             super.onClose(status, trailers);

@@ -80,7 +80,10 @@ public final class TokenAuthenticator {
     }
   }
 
-  /** A server refused {@code token} as expired: the next call authenticates again. */
+  /**
+   * A server refused {@code token} (expired, or a tablet server does not know its signing key):
+   * the next call authenticates again, unless the token was already replaced.
+   */
   public synchronized void expired(String token) {
     if (current != null && current.base64().equals(token)) {
       current = null;

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * a replica, else drops the cached entry and tries another replica; an unreachable server or a
  * NOT_FOUND for the tablet likewise moves on and refreshes the locations; a server's
  * SERVICE_UNAVAILABLE or TIMED_OUT is retried on the same replica. Each retry waits with
- * exponential backoff and jitter. Other errors end the call with the server's error.
+ * exponential backoff and jitter. A tablet server's refusal of the call's token (expired, or
+ * signed by a key it does not know: the token attacher then drops the token) is retried once,
+ * so the retry authenticates again; a second refusal ends the call, never a renewal loop.
+ * Other errors end the call with the server's error.
  *
  * <p>Each attempt has its own deadline, at most the per-attempt RPC timeout: a replica that took
  * the request and never answers (frozen, partitioned, or its answer lost after the write
@@ -192,6 +195,8 @@ public final class TabletCaller {
     final Set<String> avoid = new HashSet<>();
     int attempts;
     NyalaException lastError;
+    /** Whether a refused token was already renewed in this call. */
+    boolean tokenRenewed;
 
     Call(String what, TableLocations locations, byte[] partitionKey, Sender<R> sender,
         Function<R, ErrorPB> errorOf, Deadline deadline) {
@@ -254,6 +259,17 @@ public final class TabletCaller {
       if (err != null && deadline.expired() && lastError != null) {
         // The call was cut by our own deadline; the error before it says more.
         result.completeExceptionally(timedOut());
+        return;
+      }
+      if (e instanceof TransportException te && te.isUnauthenticated()) {
+        LOG.debug("{}: token refused by {} ({}): {}", what, replica,
+            tokenRenewed ? "already renewed, giving up" : "renewing once", e.getMessage());
+        if (tokenRenewed) {
+          result.completeExceptionally(e);
+        } else {
+          tokenRenewed = true;
+          retryLater(e, tablet.id());
+        }
         return;
       }
       Disposition d = classify(locations, tablet, replica, e);

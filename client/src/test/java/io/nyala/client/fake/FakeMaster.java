@@ -7,6 +7,9 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.partition.PartitionSchema;
 import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.RaftRolePB;
+import io.nyala.common.proto.SignedTokenPB;
+import io.nyala.common.proto.master.AuthenticateRequestPB;
+import io.nyala.common.proto.master.AuthenticateResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
@@ -167,6 +170,25 @@ public final class FakeMaster extends MasterServiceGrpc.MasterServiceImplBase {
     }
     cluster.deleteTable(t);
     reply(obs, DeleteTableResponsePB.getDefaultInstance());
+  }
+
+  /**
+   * Answers any credentials with a token the fake tablet servers take unchecked, valid for a
+   * minute; each one different, so a renewal is visible in the calls counted.
+   */
+  @Override
+  public void authenticate(AuthenticateRequestPB req,
+      StreamObserver<AuthenticateResponsePB> obs) {
+    ErrorPB e = enter("Authenticate");
+    if (e != null) {
+      reply(obs, AuthenticateResponsePB.newBuilder().setError(e).build());
+      return;
+    }
+    SignedTokenPB token = SignedTokenPB.newBuilder()
+        .setTokenData(com.google.protobuf.ByteString.copyFromUtf8(req.getUser() + "#"
+            + calls("Authenticate"))).build();
+    reply(obs, AuthenticateResponsePB.newBuilder().setToken(token)
+        .setExpireTimeMs(System.currentTimeMillis() + 60_000).build());
   }
 
   @Override

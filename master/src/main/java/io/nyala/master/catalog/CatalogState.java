@@ -6,6 +6,7 @@ import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.common.proto.metadata.SysTokenSigningKeyPB;
 import io.nyala.common.proto.metadata.TableStatePB;
 import java.util.Collection;
 import java.util.Collections;
@@ -17,8 +18,9 @@ import java.util.TreeMap;
 
 /**
  * The catalog's contents: tables by id and name, tablets by id and by table (ordered by partition
- * key start), and the cluster id. Not thread-safe: {@link SysCatalogStateMachine} owns it and
- * guards every access with its lock; readers get it only inside {@link SysCatalog#read}.
+ * key start), the cluster id and the leader's token signing keys. Not thread-safe:
+ * {@link SysCatalogStateMachine} owns it and guards every access with its lock; readers get it
+ * only inside {@link SysCatalog#read}.
  */
 public final class CatalogState {
   /** Bumped after each change that alters a table's locations; read lock-free by lookups. */
@@ -35,6 +37,8 @@ public final class CatalogState {
    */
   private final Map<String, SysTableEntryPB> removedTables = new HashMap<>();
   private final Map<String, SysTabletEntryPB> deletedTablets = new HashMap<>();
+  /** Token signing keys by seq (docs/architecture.md, "Client tokens"); private halves wrapped. */
+  private final NavigableMap<Long, SysTokenSigningKeyPB> tokenSigningKeys = new TreeMap<>();
 
   public CatalogState() {
     this(new LocationsVersions());
@@ -51,6 +55,10 @@ public final class CatalogState {
       case PUT_TABLET -> putTablet(op.getPutTablet());
       case DELETE_TABLET_ID -> deleteTablet(op.getDeleteTabletId());
       case SET_CLUSTER_ID -> setClusterId(op.getSetClusterId());
+      case PUT_TOKEN_SIGNING_KEY -> tokenSigningKeys.put(op.getPutTokenSigningKey().getSeq(),
+          op.getPutTokenSigningKey());
+      case DELETE_TOKEN_SIGNING_KEY_SEQ -> tokenSigningKeys.remove(
+          op.getDeleteTokenSigningKeySeq());
       default -> { } // an op from a newer master: nothing this version understands
     }
   }
@@ -153,6 +161,17 @@ public final class CatalogState {
     return Collections.unmodifiableCollection(tabletsById.values());
   }
 
+  /** The token signing keys, oldest (lowest seq) first; their private halves wrapped. */
+  public Collection<SysTokenSigningKeyPB> tokenSigningKeys() {
+    return Collections.unmodifiableCollection(tokenSigningKeys.values());
+  }
+
+  /** The public key (DER) of the stored token signing key {@code seq}, or null. */
+  public ByteString tokenSigningKey(long seq) {
+    SysTokenSigningKeyPB k = tokenSigningKeys.get(seq);
+    return k == null ? null : k.getPublicKeyDer();
+  }
+
   /** The tombstones of dropped tables. */
   public Collection<SysTableEntryPB> removedTables() {
     return Collections.unmodifiableCollection(removedTables.values());
@@ -186,6 +205,7 @@ public final class CatalogState {
         .addAllTablets(tabletsById.values())
         .addAllRemovedTables(removedTables.values())
         .addAllDeletedTablets(deletedTablets.values())
+        .addAllTokenSigningKeys(tokenSigningKeys.values())
         .setLastAppliedTerm(term)
         .setLastAppliedIndex(index)
         .build();
@@ -204,6 +224,7 @@ public final class CatalogState {
     pb.getTabletsList().forEach(s::putTablet);
     pb.getRemovedTablesList().forEach(t -> s.removedTables.put(t.getTableId(), t));
     pb.getDeletedTabletsList().forEach(t -> s.deletedTablets.put(t.getTabletId(), t));
+    pb.getTokenSigningKeysList().forEach(k -> s.tokenSigningKeys.put(k.getSeq(), k));
     return s;
   }
 }
