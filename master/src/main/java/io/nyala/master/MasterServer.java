@@ -102,12 +102,8 @@ public class MasterServer extends ServerBase {
       reReplicator.reset();
     });
     // The signing keys go to the catalog wrapped by the cluster key; without one (no encryption
-    // at rest) they stay in memory (docs/architecture.md, "Client tokens").
-    if (keyProvider == null) {
-      LOG.info("token signing keys are kept in memory only: no cluster key to wrap them "
-          + "(--encrypt_data_at_rest)");
-    }
-    storedTokenKeys = keyProvider == null ? null : new CatalogTokenKeys(sysCatalog, keyProvider);
+    // at rest) as they are (docs/architecture.md, "Client tokens").
+    storedTokenKeys = new CatalogTokenKeys(sysCatalog, keyProvider);
     tokens = TokenIssuer.fromFlags(o.userCredentialsFile, o.authnTokenValidityMs,
         o.tokenSigningKeyRotationMs, System::currentTimeMillis, tokenVerifier,
         wireTls.enabled(), storedTokenKeys, this::readyLeaderTerm, metrics);

@@ -18,17 +18,21 @@ import java.util.List;
 
 /**
  * The token signing keys kept in the sys catalog (docs/architecture.md, "Client tokens"): each
- * key's public half and times as published, its private half wrapped by the cluster key, never
- * in the clear. A save is one catalog batch (the rotation's keys and the removal of expired
- * ones), written through Ratis, so only the leader's succeeds.
+ * key's public half and times as published, its private half wrapped by the cluster key; in a
+ * cluster that does not encrypt at rest (no cluster key) stored as is, as Kudu does. A save is
+ * one catalog batch (the rotation's keys and the removal of expired ones), written through
+ * Ratis, so only the leader's succeeds.
  */
 public final class CatalogTokenKeys implements TokenSigningKeyStore {
+  /** The version of a record stored as is, in a cluster without a cluster key. */
+  static final int UNWRAPPED = 0;
   private final SysCatalog catalog;
   private final KeyProvider keys;
 
   /**
    * @param catalog where the keys live
-   * @param keys the cluster key that wraps their private halves
+   * @param keys the cluster key that wraps their private halves; null when the cluster does not
+   *     encrypt at rest
    */
   public CatalogTokenKeys(SysCatalog catalog, KeyProvider keys) {
     this.catalog = catalog;
@@ -85,12 +89,23 @@ public final class CatalogTokenKeys implements TokenSigningKeyStore {
     return b.build();
   }
 
-  /** A key's catalog record: its private scalar wrapped under the current cluster key. */
+  /**
+   * A key's catalog record: its private scalar wrapped under the current cluster key, or as is
+   * (version {@link #UNWRAPPED}) when {@code keys} is null (no encryption at rest).
+   */
   static SysTokenSigningKeyPB wrap(TokenSigningKey k, KeyProvider keys) {
     byte[] scalar = k.privateScalar();
-    WrappedKey w;
+    ByteString stored;
+    int version;
     try {
-      w = keys.wrapServerKey(KeyMaterial.of(scalar));
+      if (keys == null) {
+        stored = ByteString.copyFrom(scalar);
+        version = UNWRAPPED;
+      } else {
+        WrappedKey w = keys.wrapServerKey(KeyMaterial.of(scalar));
+        stored = ByteString.copyFrom(w.wrapped());
+        version = w.clusterKeyVersion();
+      }
     } finally {
       Arrays.fill(scalar, (byte) 0);
     }
@@ -99,8 +114,8 @@ public final class CatalogTokenKeys implements TokenSigningKeyStore {
         .setPublicKeyDer(ByteString.copyFrom(k.publicKeyDer()))
         .setExpireTimeMs(k.expireMs())
         .setSigningSinceMs(k.signingSinceMs())
-        .setWrappedPrivateKey(ByteString.copyFrom(w.wrapped()))
-        .setPrivateKeyVersion(w.clusterKeyVersion())
+        .setWrappedPrivateKey(stored)
+        .setPrivateKeyVersion(version)
         .build();
   }
 
@@ -116,12 +131,17 @@ public final class CatalogTokenKeys implements TokenSigningKeyStore {
     for (SysTokenSigningKeyPB r : records) {
       String what = "token signing key " + r.getSeq();
       byte[] scalar;
-      try {
-        scalar = keys.unwrapServerKey(new WrappedKey(r.getPrivateKeyVersion(),
-            r.getWrappedPrivateKey().toByteArray()), what).bytes();
-      } catch (NyalaException e) {
-        throw NyalaException.corruption("%s in the sys catalog does not unwrap with cluster key "
-            + "version %d: %s", what, r.getPrivateKeyVersion(), e.detail());
+      if (r.getPrivateKeyVersion() == UNWRAPPED && keys == null) {
+        scalar = r.getWrappedPrivateKey().toByteArray();
+      } else if (r.getPrivateKeyVersion() == UNWRAPPED) {
+        throw NyalaException.corruption("%s in the sys catalog is stored unwrapped, but this "
+            + "cluster encrypts at rest: its keys are always wrapped", what);
+      } else if (keys == null) {
+        throw NyalaException.corruption("%s in the sys catalog is wrapped by cluster key version "
+            + "%d, but this master has no cluster key (--encrypt_data_at_rest)", what,
+            r.getPrivateKeyVersion());
+      } else {
+        scalar = unwrapScalar(r, keys, what);
       }
       try {
         out.add(TokenSigningKey.of(r.getSeq(), r.getPublicKeyDer().toByteArray(), scalar,
@@ -131,5 +151,15 @@ public final class CatalogTokenKeys implements TokenSigningKeyStore {
       }
     }
     return out;
+  }
+
+  private static byte[] unwrapScalar(SysTokenSigningKeyPB r, KeyProvider keys, String what) {
+    try {
+      return keys.unwrapServerKey(new WrappedKey(r.getPrivateKeyVersion(),
+          r.getWrappedPrivateKey().toByteArray()), what).bytes();
+    } catch (NyalaException e) {
+      throw NyalaException.corruption("%s in the sys catalog does not unwrap with cluster key "
+          + "version %d: %s", what, r.getPrivateKeyVersion(), e.detail());
+    }
   }
 }

@@ -215,6 +215,35 @@ class CatalogTokenKeysTest {
         .containsExactly(seqOf(t), 2L);
   }
 
+  @Test
+  void withoutAClusterKeyTheKeysAreStoredAsTheyAreAndASuccessorSignsOnWithThem()
+      throws Exception {
+    store = new StateStore(null);
+    SignedTokenPB before = signer().sign("alice");
+    for (SysTokenSigningKeyPB r : store.state.tokenSigningKeys()) {
+      assertThat(r.getPrivateKeyVersion()).isEqualTo(CatalogTokenKeys.UNWRAPPED);
+    }
+    TokenSigner successor = signer();
+    successor.restore();
+    assertThat(seqOf(successor.sign("bob"))).isEqualTo(seqOf(before));
+    TokenVerifier tserver = new TokenVerifier(now::get);
+    tserver.setKeys(successor.publicKeys());
+    assertThat(tserver.verify(before.toByteArray())).isEqualTo("alice");
+
+    // A cluster that encrypts never has an unwrapped key, and one that does not cannot unwrap.
+    assertThatThrownBy(() -> CatalogTokenKeys.unwrap(store.state.tokenSigningKeys(),
+        clusterKey)).hasMessageContaining("token signing key 1 in the sys catalog is stored "
+            + "unwrapped, but this cluster encrypts at rest");
+    StateStore wrapped = new StateStore(clusterKey);
+    store = wrapped;
+    signer().sign("carol");
+    assertThatThrownBy(() -> CatalogTokenKeys.unwrap(wrapped.state.tokenSigningKeys(), null))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.CORRUPTION))
+        .hasMessageContaining("is wrapped by cluster key version "
+            + clusterKey.currentVersion() + ", but this master has no cluster key");
+  }
+
   private static int indexOf(byte[] haystack, byte[] needle) {
     outer:
     for (int i = 0; i + needle.length <= haystack.length; i++) {
