@@ -60,6 +60,8 @@ public class MasterServer extends ServerBase {
   private ScheduledExecutorService ticker;
   /** Authenticate and the token signing keys (docs/architecture.md, "Who may call what"). */
   private TokenIssuer tokens;
+  /** Cluster key rotation (docs/encryption.md, "Rotating the cluster key"). */
+  private ClusterKeyRotator keyRotator;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -103,7 +105,11 @@ public class MasterServer extends ServerBase {
         wireTls.enabled());
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
         o.heartbeatIntervalMs, locations::reset, this::httpAddress, tokens::publicKeys);
-    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens)));
+    keyRotator = new ClusterKeyRotator(uuid(), fs, keyProvider, catalogManager, tsManager,
+        this::isLeader, this::snapshotCatalog);
+    heartbeats.setClusterKeyVersion(keyRotator::targetVersion);
+    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
+        keyRotator)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -148,6 +154,7 @@ public class MasterServer extends ServerBase {
         tokens.refresh();
         reReplicator.sweep();
       }
+      keyRotator.tick();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
       LOG.warn("master background pass failed", e);
