@@ -77,14 +77,18 @@ record ClusterKeyStatus(Map<HostPort, GetClusterKeyStatusResponsePB> masters,
 
   /**
    * What keeps {@code version} from being the only one needed, one phrase each; empty when
-   * nothing. {@code deadToo}: a tablet server that is down counts (for retirement: it could
-   * not open its instance file after it), else only live ones do (for waiting).
+   * nothing. {@code deadToo}: a master that does not answer and a tablet server that is down
+   * count (for retirement: it could not open its instance file or replay its catalog after
+   * it), else only servers that are up do (for starting and waiting: one that is down catches
+   * up when it comes back).
    */
   List<String> pending(int version, boolean deadToo) {
     List<String> out = new ArrayList<>();
     masters.forEach((addr, m) -> {
       if (m == null) {
-        out.add("master " + addr + " did not answer (" + errors.get(addr) + ")");
+        if (deadToo) {
+          out.add("master " + addr + " did not answer (" + errors.get(addr) + ")");
+        }
       } else if (!moved(m, version)) {
         out.add("master " + m.getMasterUuid() + " at " + addr + " is at key version "
             + m.getCurrentVersion() + ", instance file at " + m.getInstanceKeyVersion()
