@@ -11,6 +11,7 @@ import io.nyala.client.OperationResponse;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.proto.metadata.InstancePB;
 import io.nyala.common.security.FileKeyProvider;
+import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.cli.NyalaCommand;
 import java.io.ByteArrayOutputStream;
@@ -35,10 +36,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Rotating the cluster key without downtime (docs/encryption.md, "Rotating the cluster key"):
- * while a writer writes rows and counts the acknowledged ones, {@code nyala cluster rotate-key
- * --retire-old} adds version 2, waits for every master and tablet server to move and retires
- * version 1. Then every server restarts: every acknowledged row reads back, the key file holds
- * only version 2 and every instance file's server key is wrapped by it. Runs with the
+ * while a writer writes rows and counts the acknowledged ones, with one tablet server down,
+ * {@code nyala cluster rotate-key} adds version 2 and waits for every master and live tablet
+ * server to move; {@code retire-key} refuses, naming the server that is down, until it came
+ * back and caught up, and then retires version 1. Then every server restarts: every
+ * acknowledged row reads back, the key file holds only version 2 and every instance file's
+ * server key is wrapped by it. Runs with the
  * minicluster's TLS off and on (its harness certificate makes the admin calls when on).
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -58,7 +61,7 @@ class KeyRotationIT {
     Path root = tmp.resolve("cluster");
     try (MiniCluster cluster = MiniCluster.builder().numMasters(3).numTabletServers(3)
         .dataRoot(root).encryption(true).tls(tls).tserverFlag("--heartbeat_interval_ms=300")
-        .build()) {
+        .masterFlag("--tserver_unresponsive_timeout_ms=5000").build()) {
       assertThat(cluster.trustedCaFile() != null).as("TLS").isEqualTo(tls);
       NyalaClient client = cluster.newClient();
       NyalaTable table = client.createTable(TABLE, TestRows.schema(),
@@ -72,22 +75,35 @@ class KeyRotationIT {
 
       if (tls) {
         // Without a certificate the admin calls are refused, and the key file stays as it is.
-        List<String> anonymous = new ArrayList<>(List.of(rotateArgs(cluster)));
+        List<String> anonymous = new ArrayList<>(List.of(keyArgs(cluster, "rotate-key")));
         anonymous.removeIf(a -> a.startsWith("--tls_"));
-        assertThat(NyalaCommand.run(anonymous.toArray(String[]::new)))
-            .as("rotate-key without a certificate").isEqualTo(1);
+        assertThat(runCli(1, anonymous.toArray(String[]::new)))
+            .contains("needs a server identity");
         assertThat(FileKeyProvider.open(cluster.clusterKeyFile()).versions()).containsExactly(1);
       }
-      String out = runCli(rotateArgs(cluster));
+      // A tablet server is down throughout the rotation: the rest move without it.
+      String down = cluster.tabletServer(2).name();
+      cluster.stopTabletServer(2);
+      String out = runCli(0, keyArgs(cluster, "rotate-key"));
       int atRotation = acked.size();
+      assertThat(out).contains("rotating the cluster key to version 2")
+          .contains("tablet servers moved: 2/2, masters moved: 3/3, catalog keys under older "
+              + "versions: 0");
+      // Retiring now would leave it unable to open its instance file: refused, naming it.
+      assertThat(runCli(1, keyArgs(cluster, "retire-key")))
+          .contains("cannot retire").contains("tablet server " + down)
+          .contains("down) is at key version 1");
+      assertThat(FileKeyProvider.open(cluster.clusterKeyFile()).versions())
+          .containsExactly(1, 2);
+      // Back, it catches up from the leader's heartbeat answers; then retirement goes ahead.
+      cluster.startTabletServer(2);
+      awaitMoved(cluster, cluster.tabletServer(2).uuid(), 2);
+      assertThat(runCli(0, keyArgs(cluster, "retire-key")))
+          .contains("retired cluster key versions [1]");
       awaitRows(acked, atRotation + 100);
       stop.set(true);
       writer.join();
 
-      assertThat(out).contains("rotating the cluster key to version 2")
-          .contains("tablet servers moved: 3/3, masters moved: 3/3, catalog keys under older "
-              + "versions: 0")
-          .contains("retired cluster key versions [1]");
       assertThat(FileKeyProvider.open(cluster.clusterKeyFile()).versions())
           .as("key file versions").containsExactly(2);
 
@@ -108,12 +124,11 @@ class KeyRotationIT {
     }
   }
 
-  /** {@code nyala cluster rotate-key --retire-old}, presenting the harness's certificate. */
-  private static String[] rotateArgs(MiniCluster cluster) {
-    List<String> args = new ArrayList<>(List.of("cluster", "rotate-key",
+  /** {@code nyala cluster COMMAND}, presenting the harness's certificate when TLS is on. */
+  private static String[] keyArgs(MiniCluster cluster, String command) {
+    List<String> args = new ArrayList<>(List.of("cluster", command,
         "--masters=" + cluster.masterAddresses(),
-        "--cluster_key_file=" + cluster.clusterKeyFile(), "--retire-old",
-        "--timeout-ms=180000"));
+        "--cluster_key_file=" + cluster.clusterKeyFile(), "--timeout-ms=180000"));
     Path ca = cluster.trustedCaFile();
     if (ca != null) {
       Path dir = ca.getParent();
@@ -161,20 +176,42 @@ class KeyRotationIT {
     }
   }
 
-  /** Runs {@code nyala ...} in this JVM; returns what it printed, failing on a bad status. */
-  private static String runCli(String... args) {
-    PrintStream old = System.out;
+  /** Waits until the leader master has heard tablet server {@code uuid} report {@code v}. */
+  private static void awaitMoved(MiniCluster cluster, String uuid, int v)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (true) {
+      TSDescriptor d = cluster.inProcessMaster(cluster.leaderMasterIndex()).tsManager().get(uuid);
+      if (d != null && d.clusterKeyVersion() == v) {
+        return;
+      }
+      assertThat(System.nanoTime() - deadline).as("%s reports version %d", uuid, v)
+          .isNegative();
+      Thread.sleep(100);
+    }
+  }
+
+  /**
+   * Runs {@code nyala ...} in this JVM; returns what it printed to stdout and stderr, failing
+   * unless it exits with {@code status}.
+   */
+  private static String runCli(int status, String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    int status;
+    PrintStream capture = new PrintStream(buf, true, StandardCharsets.UTF_8);
+    System.setOut(capture);
+    System.setErr(capture);
+    int exit;
     try {
-      status = NyalaCommand.run(args);
+      exit = NyalaCommand.run(args);
     } finally {
-      System.setOut(old);
+      System.setOut(oldOut);
+      System.setErr(oldErr);
     }
     String out = buf.toString(StandardCharsets.UTF_8);
-    System.out.print(out);
-    assertThat(status).as("nyala %s printed %s", String.join(" ", args), out).isZero();
+    oldOut.print(out);
+    assertThat(exit).as("nyala %s printed %s", String.join(" ", args), out).isEqualTo(status);
     return out;
   }
 
