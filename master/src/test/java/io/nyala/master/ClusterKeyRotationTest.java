@@ -73,6 +73,10 @@ class ClusterKeyRotationTest {
       });
       ddl.start();
       await().atMost(Duration.ofSeconds(30)).until(() -> created.size() >= 2);
+      // A follower master is down during the rotation: it catches up when it is back.
+      int away = (leader + 1) % 3;
+      f.awaitEveryMasterHolds("t0", created.get(0));
+      f.stopMaster(away);
       assertThat(FileKeyProvider.addVersion(keyFile(), 256)).isEqualTo(2);
       RotateClusterKeyResponsePB r = rotate(f, leader, 2);
       assertThat(r.hasError()).as("%s", r.getError()).isFalse();
@@ -88,6 +92,7 @@ class ClusterKeyRotationTest {
           .contains("tablet servers moved: 2/3");
       f.stub(leader).tSHeartbeat(atOne.toBuilder().setClusterKeyVersion(2).build());
 
+      f.startMaster(away);
       for (int i = 0; i < 3; i++) {
         int m = i;
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
