@@ -11,6 +11,7 @@ import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
 import java.util.List;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -28,6 +29,8 @@ final class HeartbeatHandler {
   private final Supplier<HostPort> httpAddress;
   /** The token signing keys tablet servers verify clients' tokens with. */
   private final Supplier<List<TokenSigningPublicKeyPB>> tokenKeys;
+  /** The version tservers should wrap their server key by; 0 without encryption. */
+  private volatile IntSupplier clusterKeyVersion = () -> 0;
 
   HeartbeatHandler(String masterUuid, TSManager tsManager, CatalogManager catalogManager,
       long heartbeatIntervalMs, Runnable registrationChanged, Supplier<HostPort> httpAddress,
@@ -39,6 +42,11 @@ final class HeartbeatHandler {
     this.tsManager = tsManager;
     this.catalogManager = catalogManager;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
+  }
+
+  /** Tells every answer the cluster key version tservers should move to (docs/encryption.md). */
+  void setClusterKeyVersion(IntSupplier version) {
+    this.clusterKeyVersion = version;
   }
 
   TSHeartbeatResponsePB handle(TSHeartbeatRequestPB req) {
@@ -59,6 +67,7 @@ final class HeartbeatHandler {
     ServerRegistrationPB before = known == null ? null : known.registration();
     TSDescriptor ts = tsManager.heartbeat(req.getRegistration(), req.getNumLiveTablets(),
         req.getNumDataDirs(), req.getFailedDataDirsList());
+    ts.setClusterKeyVersion(req.getClusterKeyVersion());
     if (!ts.registration().equals(before)) {
       registrationChanged.run();
     }
@@ -74,7 +83,8 @@ final class HeartbeatHandler {
         .setNeedsFullTabletReport(tsManager.needsFullReport(ts))
         .setClusterId(clusterId)
         .setHeartbeatIntervalMillis(heartbeatIntervalMs)
-        .addAllTokenSigningKeys(tokenKeys.get());
+        .addAllTokenSigningKeys(tokenKeys.get())
+        .setClusterKeyVersion(clusterKeyVersion.getAsInt());
     HostPort http = httpAddress.get();
     if (http != null) {
       resp.setMasterHttpAddress(http.toPb());

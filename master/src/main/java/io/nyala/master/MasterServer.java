@@ -61,8 +61,10 @@ public class MasterServer extends ServerBase {
   private ScheduledExecutorService ticker;
   /** Authenticate and the token signing keys (docs/architecture.md, "Who may call what"). */
   private TokenIssuer tokens;
-  /** The signing keys in the catalog; null without a cluster key to wrap them. */
+  /** The token signing keys in the catalog. */
   private CatalogTokenKeys storedTokenKeys;
+  /** Cluster key rotation (docs/encryption.md, "Rotating the cluster key"). */
+  private ClusterKeyRotator keyRotator;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -109,7 +111,11 @@ public class MasterServer extends ServerBase {
         wireTls.enabled(), storedTokenKeys, this::readyLeaderTerm, metrics);
     HeartbeatHandler heartbeats = new HeartbeatHandler(uuid(), tsManager, catalogManager,
         o.heartbeatIntervalMs, locations::reset, this::httpAddress, tokens::publicKeys);
-    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens)));
+    keyRotator = new ClusterKeyRotator(uuid(), fs, keyProvider, catalogManager, tsManager,
+        this::isLeader, this::snapshotCatalog);
+    heartbeats.setClusterKeyVersion(keyRotator::targetVersion);
+    startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
+        keyRotator)));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -153,9 +159,10 @@ public class MasterServer extends ServerBase {
       if (catalogManager.leadership().isReady()) {
         tokens.refresh();
         reReplicator.sweep();
-      } else if (storedTokenKeys != null) {
+      } else {
         tokens.followStored(storedTokenKeys.publicKeys());
       }
+      keyRotator.tick();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
       LOG.warn("master background pass failed", e);

@@ -12,6 +12,8 @@ import io.nyala.common.proto.master.CreateTableRequestPB;
 import io.nyala.common.proto.master.CreateTableResponsePB;
 import io.nyala.common.proto.master.DeleteTableRequestPB;
 import io.nyala.common.proto.master.DeleteTableResponsePB;
+import io.nyala.common.proto.master.GetClusterKeyStatusRequestPB;
+import io.nyala.common.proto.master.GetClusterKeyStatusResponsePB;
 import io.nyala.common.proto.master.GetMasterRegistrationRequestPB;
 import io.nyala.common.proto.master.GetMasterRegistrationResponsePB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
@@ -29,6 +31,8 @@ import io.nyala.common.proto.master.ListTablesResponsePB;
 import io.nyala.common.proto.master.ListTabletServersRequestPB;
 import io.nyala.common.proto.master.ListTabletServersResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.proto.master.RotateClusterKeyRequestPB;
+import io.nyala.common.proto.master.RotateClusterKeyResponsePB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.rpc.Rpcs;
@@ -54,8 +58,11 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final HeartbeatHandler heartbeats;
   private final TokenIssuer tokens;
 
+  private final ClusterKeyRotator keyRotator;
+
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
-      HeartbeatHandler heartbeats, TokenIssuer tokens) {
+      HeartbeatHandler heartbeats, TokenIssuer tokens, ClusterKeyRotator keyRotator) {
+    this.keyRotator = keyRotator;
     this.tokens = tokens;
     this.server = server;
     this.catalog = catalog;
@@ -189,5 +196,22 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
             .setClusterId(catalog.catalog().read(CatalogState::clusterId))
             .build(),
         e -> GetMasterRegistrationResponsePB.newBuilder().setError(e).build());
+  }
+
+  /** Starts a cluster key rotation (docs/encryption.md, "Rotating the cluster key"). */
+  @Override
+  public void rotateClusterKey(RotateClusterKeyRequestPB req,
+      StreamObserver<RotateClusterKeyResponsePB> out) {
+    Rpcs.respond(out, () -> RotateClusterKeyResponsePB.newBuilder()
+            .setVersion(keyRotator.rotate(req.getNewVersion())).build(),
+        e -> RotateClusterKeyResponsePB.newBuilder().setError(e).build());
+  }
+
+  /** Where a rotation stands, as this master sees it; answered by any master. */
+  @Override
+  public void getClusterKeyStatus(GetClusterKeyStatusRequestPB req,
+      StreamObserver<GetClusterKeyStatusResponsePB> out) {
+    Rpcs.respond(out, keyRotator::status,
+        e -> GetClusterKeyStatusResponsePB.newBuilder().setError(e).build());
   }
 }

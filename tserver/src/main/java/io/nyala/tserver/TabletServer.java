@@ -279,6 +279,7 @@ public class TabletServer extends ServerBase {
         this::registration, this::tabletReports);
     hb.setClusterGuard(clusterGuard);
     hb.setTokenKeysSink(tokenVerifier::setKeys);
+    hb.setClusterKeySink(new ClusterKeyFollower(fs, keyProvider));
     hb.setDataDirs(fs.dataDirs().size(), () -> blockManager instanceof LogBlockManager lbm
         ? lbm.dirFailures().failedDirs() : Set.<Path>of());
     heartbeater = hb;

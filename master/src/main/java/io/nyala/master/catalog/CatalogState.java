@@ -5,8 +5,10 @@ import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
+import io.nyala.common.proto.metadata.SysTabletKeyRewrapPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
 import io.nyala.common.proto.metadata.SysTokenSigningKeyPB;
+import io.nyala.common.proto.metadata.SysTokenSigningKeyRewrapPB;
 import io.nyala.common.proto.metadata.TableStatePB;
 import java.util.Collection;
 import java.util.Collections;
@@ -59,6 +61,8 @@ public final class CatalogState {
           op.getPutTokenSigningKey());
       case DELETE_TOKEN_SIGNING_KEY_SEQ -> tokenSigningKeys.remove(
           op.getDeleteTokenSigningKeySeq());
+      case REWRAP_TABLET_KEY -> rewrapTabletKey(op.getRewrapTabletKey());
+      case REWRAP_TOKEN_SIGNING_KEY -> rewrapTokenSigningKey(op.getRewrapTokenSigningKey());
       default -> { } // an op from a newer master: nothing this version understands
     }
   }
@@ -99,9 +103,44 @@ public final class CatalogState {
 
   private void tombstone(SysTabletEntryPB t) {
     if (t != null) {
-      deletedTablets.put(t.getTabletId(),
-          t.toBuilder().setState(SysTabletStatePB.SYS_TABLET_DELETED).build());
+      deletedTablets.put(t.getTabletId(), keyless(
+          t.toBuilder().setState(SysTabletStatePB.SYS_TABLET_DELETED).build()));
     }
+  }
+
+  /**
+   * A tombstone without the dropped tablet's data key: nothing ever opens it again, and a key
+   * kept there would pin its cluster key version forever (docs/encryption.md, "Rotating the
+   * cluster key").
+   */
+  private static SysTabletEntryPB keyless(SysTabletEntryPB t) {
+    if (t.getWrappedTabletKey().isEmpty()) {
+      return t;
+    }
+    return t.toBuilder().clearWrappedTabletKey().clearTabletKeyVersion().build();
+  }
+
+  /** Applies a rewrap unless the tablet is gone or its key is no longer under from_version. */
+  private void rewrapTabletKey(SysTabletKeyRewrapPB r) {
+    SysTabletEntryPB t = tabletsById.get(r.getTabletId());
+    if (t == null || t.getWrappedTabletKey().isEmpty()
+        || t.getTabletKeyVersion() != r.getFromVersion()) {
+      return;
+    }
+    tabletsById.put(t.getTabletId(), t.toBuilder()
+        .setWrappedTabletKey(r.getWrappedTabletKey())
+        .setTabletKeyVersion(r.getTabletKeyVersion()).build());
+  }
+
+  /** Applies a rewrap unless the key expired and left, or is no longer under from_version. */
+  private void rewrapTokenSigningKey(SysTokenSigningKeyRewrapPB r) {
+    SysTokenSigningKeyPB k = tokenSigningKeys.get(r.getSeq());
+    if (k == null || k.getPrivateKeyVersion() != r.getFromVersion()) {
+      return;
+    }
+    tokenSigningKeys.put(r.getSeq(), k.toBuilder()
+        .setWrappedPrivateKey(r.getWrappedPrivateKey())
+        .setPrivateKeyVersion(r.getPrivateKeyVersion()).build());
   }
 
   private void putTablet(SysTabletEntryPB t) {
@@ -110,6 +149,14 @@ public final class CatalogState {
       // The table was deleted by an earlier entry (e.g. a RUNNING update racing a DeleteTable):
       // resurrecting its tablet would leak it, and every replica applies this same rule.
       return;
+    }
+    SysTabletEntryPB old = tabletsById.get(t.getTabletId());
+    if (old != null && !old.getWrappedTabletKey().isEmpty()
+        && old.getTabletKeyVersion() > t.getTabletKeyVersion()) {
+      // A put made from a copy read before its key was re-wrapped: the data key is the same,
+      // keep its newer wrap (a rotation must not be undone by a state change).
+      t = t.toBuilder().setWrappedTabletKey(old.getWrappedTabletKey())
+          .setTabletKeyVersion(old.getTabletKeyVersion()).build();
     }
     tabletsById.put(t.getTabletId(), t);
     byStart.put(t.getPartition().getPartitionKeyStart(), t.getTabletId());
@@ -223,7 +270,7 @@ public final class CatalogState {
     pb.getTablesList().forEach(s::putTable);
     pb.getTabletsList().forEach(s::putTablet);
     pb.getRemovedTablesList().forEach(t -> s.removedTables.put(t.getTableId(), t));
-    pb.getDeletedTabletsList().forEach(t -> s.deletedTablets.put(t.getTabletId(), t));
+    pb.getDeletedTabletsList().forEach(t -> s.deletedTablets.put(t.getTabletId(), keyless(t)));
     pb.getTokenSigningKeysList().forEach(k -> s.tokenSigningKeys.put(k.getSeq(), k));
     return s;
   }

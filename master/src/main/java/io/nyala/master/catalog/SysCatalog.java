@@ -153,6 +153,19 @@ public final class SysCatalog {
     });
   }
 
+  /**
+   * The cluster key versions of the catalog entries a restart of this master would replay
+   * (applied after its latest snapshot), oldest first (docs/encryption.md).
+   */
+  public List<Integer> logKeyVersions() {
+    return stateMachine.logKeyVersions();
+  }
+
+  /** Whether an entry under {@code version} was applied after all under older versions. */
+  public boolean appliedPastOlderKeys(int version) {
+    return stateMachine.appliedPast(version);
+  }
+
   public <T> T read(Function<CatalogState, T> reader) {
     return stateMachine.read(reader);
   }

@@ -10,7 +10,10 @@ import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
 import io.nyala.common.security.LogPayloads;
 import java.io.File;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
@@ -63,6 +66,11 @@ final class SysCatalogStateMachine extends BaseStateMachine {
   private CatalogState state = new CatalogState(versions);
   private volatile Runnable leaderListener = () -> { };
   private volatile Consumer<String> tabletListener = id -> { };
+  /**
+   * Per cluster key version, the index of the last applied entry whose envelope names it
+   * (docs/encryption.md, "Rotating the cluster key"); rebuilt by the replay after a restart.
+   */
+  private final Map<Integer, Long> lastIndexByKeyVersion = new ConcurrentHashMap<>();
 
   SysCatalogStateMachine(Env env, LogPayloads payloads) {
     this.env = env;
@@ -115,8 +123,12 @@ final class SysCatalogStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     SysCatalogBatchPB batch;
     try {
-      batch = SysCatalogBatchPB.parseFrom(
-          payloads.open(entry.getStateMachineLogEntry().getLogData().toByteArray()));
+      byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
+      batch = SysCatalogBatchPB.parseFrom(payloads.open(data));
+      int keyVersion = payloads.envelopeVersion(data);
+      if (keyVersion > 0) {
+        lastIndexByKeyVersion.put(keyVersion, entry.getIndex());
+      }
     } catch (IOException | NyalaException e) {
       // Only this master writes entries, so a bad one means the log is damaged.
       LOG.error("sys catalog entry {} is corrupt", entry.getIndex(), e);
@@ -137,6 +149,27 @@ final class SysCatalogStateMachine extends BaseStateMachine {
       }
     }
     return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  /**
+   * The cluster key versions of the applied entries a restart would replay (those after the
+   * latest snapshot), oldest first.
+   */
+  List<Integer> logKeyVersions() {
+    SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+    long snapshotIndex = latest == null ? -1 : latest.getIndex();
+    return lastIndexByKeyVersion.entrySet().stream()
+        .filter(e -> e.getValue() > snapshotIndex).map(Map.Entry::getKey).sorted().toList();
+  }
+
+  /**
+   * Whether an entry under {@code version} was applied after every entry under an older one:
+   * a snapshot now would leave no older version for a restart to replay.
+   */
+  boolean appliedPast(int version) {
+    Long newest = lastIndexByKeyVersion.get(version);
+    return newest != null && lastIndexByKeyVersion.entrySet().stream()
+        .filter(e -> e.getKey() < version).allMatch(e -> e.getValue() < newest);
   }
 
   LocationsVersions versions() {

@@ -19,6 +19,8 @@ public final class TSDescriptor {
   private List<String> failedDataDirs = List.of();
   /** The registry epoch of the last full tablet report; a new leadership bumps the epoch. */
   private long fullReportEpoch = -1;
+  /** The cluster key version its last heartbeat reported (docs/encryption.md); 0 if none. */
+  private volatile int clusterKeyVersion;
 
   TSDescriptor(String uuid, ServerRegistrationPB registration, long nowNanos) {
     this.uuid = uuid;
@@ -85,6 +87,16 @@ public final class TSDescriptor {
 
   synchronized void setFullReportEpoch(long epoch) {
     fullReportEpoch = epoch;
+  }
+
+  /** The cluster key version its server key was wrapped by at its last heartbeat; 0: none. */
+  public int clusterKeyVersion() {
+    return clusterKeyVersion;
+  }
+
+  /** Records the cluster key version a heartbeat reported. */
+  public void setClusterKeyVersion(int version) {
+    this.clusterKeyVersion = version;
   }
 
   public HostPort rpcAddress() {

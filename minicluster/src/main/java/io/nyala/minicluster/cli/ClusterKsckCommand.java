@@ -45,8 +45,9 @@ import picocli.CommandLine.Option;
 final class ClusterKsckCommand implements Callable<Integer> {
   /** {@code nyala cluster ...}: cluster-wide checks. */
   @Command(name = "cluster", mixinStandardHelpOptions = true,
-      description = "Cluster-wide checks (see the subcommands).",
-      subcommands = ClusterKsckCommand.class)
+      description = "Cluster-wide checks and operations (see the subcommands).",
+      subcommands = {ClusterKsckCommand.class, ClusterKeyCommands.RotateKeyCommand.class,
+          ClusterKeyCommands.RetireKeyCommand.class})
   static final class ClusterCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

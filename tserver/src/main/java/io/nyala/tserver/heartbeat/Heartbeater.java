@@ -65,6 +65,22 @@ public final class Heartbeater implements AutoCloseable {
   /** Takes the leader's token signing keys from each answer (docs/architecture.md). */
   private volatile Consumer<List<TokenSigningPublicKeyPB>> tokenKeys = keys -> { };
 
+  /**
+   * Where a rotation of the cluster key reaches this server (docs/encryption.md, "Rotating the
+   * cluster key"): heartbeats report {@link #version}, and an answer naming another version
+   * calls {@link #moveTo}.
+   */
+  public interface ClusterKeySink {
+    /** The version the server key is wrapped by now; 0 when the server does not encrypt. */
+    int version();
+
+    /** Re-wraps the server key under {@code version}; throws if it cannot. */
+    void moveTo(int version);
+  }
+
+  /** Reports and follows the cluster key version; null: the server does not encrypt. */
+  private volatile ClusterKeySink clusterKey;
+
   public Heartbeater(String serverName, List<HostPort> masters, Channels channels,
       long intervalMs, Supplier<ServerRegistrationPB> registration,
       Supplier<List<ReportedTabletPB>> reports) {
@@ -102,6 +118,11 @@ public final class Heartbeater implements AutoCloseable {
    */
   public void setTokenKeysSink(Consumer<List<TokenSigningPublicKeyPB>> sink) {
     this.tokenKeys = sink;
+  }
+
+  /** Reports the cluster key version and follows rotations. Call before {@link #start}. */
+  public void setClusterKeySink(ClusterKeySink sink) {
+    this.clusterKey = sink;
   }
 
   /** Sends the next heartbeat now rather than at the end of the interval. */
@@ -184,11 +205,13 @@ public final class Heartbeater implements AutoCloseable {
       }
     }
     ClusterIdGuard guard = clusterGuard;
+    ClusterKeySink key = clusterKey;
     TSHeartbeatRequestPB req = TSHeartbeatRequestPB.newBuilder()
         .setRegistration(registration.get()).setTabletReport(report)
         .setNumLiveTablets(current.size()).setNumDataDirs(dataDirCount)
         .addAllFailedDataDirs(failedDataDirs.get().stream().map(Path::toString).toList())
-        .setClusterId(guard == null ? "" : guard.accepted()).build();
+        .setClusterId(guard == null ? "" : guard.accepted())
+        .setClusterKeyVersion(key == null ? 0 : key.version()).build();
     TSHeartbeatResponsePB resp = sendToLeader(req);
     acknowledged = now;
     needFull = resp.getNeedsFullTabletReport();
@@ -202,7 +225,20 @@ public final class Heartbeater implements AutoCloseable {
             + e.getMessage());
       }
     }
+    followClusterKey(key, resp.getClusterKeyVersion());
     heartbeatsSent++;
+  }
+
+  private void followClusterKey(ClusterKeySink key, int version) {
+    if (key == null || version <= 0 || key.version() == 0 || key.version() == version) {
+      return;
+    }
+    try {
+      key.moveTo(version);
+      wake();
+    } catch (NyalaException e) {
+      warnRateLimited("cannot move to cluster key version " + version + ": " + e.getMessage());
+    }
   }
 
   /** Tries the known leader, then every master, following NOT_LEADER hints. */

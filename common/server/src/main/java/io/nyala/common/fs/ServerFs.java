@@ -38,7 +38,8 @@ public final class ServerFs {
 
   private final Path walDir;
   private final List<Path> dataDirs;
-  private final InstancePB instance;
+  /** Replaced whole when the server key is re-wrapped ({@link #rewrapServerKey}). */
+  private volatile InstancePB instance;
   private final boolean formatted;
   /** The unwrapped server key, or null when this server does not encrypt. */
   private final KeyMaterial serverKey;
@@ -181,6 +182,40 @@ public final class ServerFs {
     }
     WrappedKey w = new WrappedKey(pb.getServerKeyVersion(), pb.getWrappedServerKey().toByteArray());
     return keys.unwrapServerKey(w, "server key in instance file " + instanceFile);
+  }
+
+  /**
+   * Wraps this server's key again under {@code keys}' current cluster key version, if the
+   * instance files record an older one, and replaces the instance file of every dir with it
+   * (each atomically: temp file, fsync, rename, directory fsync); returns the version they now
+   * record (docs/encryption.md, "Rotating the cluster key"). The server key itself, and so
+   * every file it encrypts, stays the same. A crash part way leaves some dirs at the old
+   * version, which opens as long as the key file holds it; the next call finishes the job.
+   */
+  public synchronized int rewrapServerKey(KeyProvider keys) {
+    if (serverKey == null) {
+      throw NyalaException.illegalState("server %s does not encrypt: it has no server key to "
+          + "re-wrap", uuid());
+    }
+    WrappedKey w = keys.wrapServerKey(serverKey);
+    if (w.clusterKeyVersion() == instance.getServerKeyVersion()) {
+      return w.clusterKeyVersion();
+    }
+    InstancePB next = instance.toBuilder()
+        .setWrappedServerKey(com.google.protobuf.ByteString.copyFrom(w.wrapped()))
+        .setServerKeyVersion(w.clusterKeyVersion()).build();
+    for (Path d : allDirs(walDir, dataDirs)) {
+      AtomicFiles.write(d.resolve(INSTANCE), next.toByteArray());
+    }
+    LOG.info("server key of {} re-wrapped under cluster key version {} (was {})", uuid(),
+        w.clusterKeyVersion(), instance.getServerKeyVersion());
+    instance = next;
+    return w.clusterKeyVersion();
+  }
+
+  /** The cluster key version the instance files' server key is wrapped by; 0 if none. */
+  public int serverKeyVersion() {
+    return serverKey == null ? 0 : instance.getServerKeyVersion();
   }
 
   public static InstancePB readInstance(Path f) {

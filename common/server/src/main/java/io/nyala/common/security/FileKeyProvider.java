@@ -12,23 +12,32 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The default {@link KeyProvider}: the cluster key sits in a local file, version 1.
+ * The default {@link KeyProvider}: the cluster key versions sit in a local file.
  *
  * <p><b>This is NOT secure.</b> Anyone who can read the key file (or a backup of it, or the disk
  * it sits on) can decrypt every file of the cluster; file permissions are the only protection.
  * It exists so that encryption at rest can be developed, tested and demonstrated without a KMS.
  * Production clusters should implement {@link KeyProvider} over a real KMS.
  *
- * <p>File format: either the key as hex (32, 48 or 64 hex digits; surrounding whitespace is
- * ignored), which is what {@link #openOrCreate} writes, or exactly 16, 24 or 32 raw bytes.
- * A created file has permissions 0600 from its creation on. Opening a file that group or
- * others may read or write is refused, naming the file, its mode and the fix ({@code chmod 600});
+ * <p>File format (see {@link KeyFileVersions}): one {@code VERSION:HEX} line per version, the
+ * highest current, which {@link #addVersion} and {@link #retireVersionsBefore} write (replacing
+ * the file atomically, never in place); or a single key as hex (32, 48 or 64 hex digits;
+ * surrounding whitespace is ignored), which is what {@link #openOrCreate} writes, or exactly 16,
+ * 24 or 32 raw bytes: version 1. {@link #reload} re-reads the file (docs/encryption.md,
+ * "Rotating the cluster key"). A created file has permissions 0600 from its creation on.
+ * Opening a file that group or others may read or write is refused, naming the file, its mode
+ * and the fix ({@code chmod 600});
  * on a file system without POSIX permissions that cannot be checked, and only a warning is
  * logged (docs/encryption.md, "The cluster key file").
  */
@@ -39,11 +48,12 @@ public final class FileKeyProvider implements KeyProvider {
   static final long PARTIAL_WAIT_MS = 2_000;
 
   private final Path file;
-  private final KeyMaterial key;
+  /** The versions the file held when last read; replaced whole. */
+  private volatile NavigableMap<Integer, KeyMaterial> keys;
 
-  private FileKeyProvider(Path file, KeyMaterial key) {
+  private FileKeyProvider(Path file, NavigableMap<Integer, KeyMaterial> keys) {
     this.file = file;
-    this.key = key;
+    this.keys = keys;
   }
 
   /**
@@ -57,6 +67,10 @@ public final class FileKeyProvider implements KeyProvider {
   }
 
   static FileKeyProvider open(Path file, long partialWaitMs) {
+    return new FileKeyProvider(file, read(file, partialWaitMs));
+  }
+
+  private static NavigableMap<Integer, KeyMaterial> read(Path file, long partialWaitMs) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(partialWaitMs);
     long backoffMs = 1;
     while (true) {
@@ -64,7 +78,7 @@ public final class FileKeyProvider implements KeyProvider {
       byte[] content = read(file);
       try {
         if (!looksPartial(content)) {
-          return new FileKeyProvider(file, parse(file, content));
+          return KeyFileVersions.parse(file, content);
         }
         if (System.nanoTime() - deadline >= 0) {
           throw NyalaException.corruption("cluster key file %s looks truncated (%d bytes: %s); "
@@ -191,17 +205,56 @@ public final class FileKeyProvider implements KeyProvider {
     }
   }
 
-  private static KeyMaterial parse(Path file, byte[] content) {
-    String text = new String(content, StandardCharsets.ISO_8859_1).strip();
-    boolean hexLength = text.length() == 32 || text.length() == 48 || text.length() == 64;
-    if (hexLength && text.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-      return KeyMaterial.fromHex(text);
-    }
-    if (content.length == 16 || content.length == 24 || content.length == 32) {
-      return KeyMaterial.of(content);
-    }
-    throw NyalaException.invalidArgument("cluster key file %s: expected 32, 48 or 64 hex digits "
-        + "or 16, 24 or 32 raw bytes, found %d bytes", file, content.length);
+  /**
+   * Adds a fresh random key of {@code bits} to {@code file} as a new version, one above the
+   * highest it holds, and returns that version. The file is replaced atomically (an owner-only
+   * temp file, synced, renamed over it); the old one-key format becomes version 1. Two callers
+   * at once get two versions, never one lost (the file is locked while it changes). Servers
+   * use the new version once their provider is {@link #reload reloaded}.
+   */
+  public static int addVersion(Path file, int bits) {
+    KeyMaterial.checkAesLength(bits);
+    return KeyFileVersions.locked(file, () -> {
+      NavigableMap<Integer, KeyMaterial> now = new TreeMap<>(read(file, PARTIAL_WAIT_MS));
+      int version = now.lastKey() + 1;
+      now.put(version, KeyMaterial.random(bits));
+      KeyFileVersions.replace(file, now);
+      LOG.info("added cluster key version {} ({} bits) to {}", version, bits, file);
+      return version;
+    });
+  }
+
+  /**
+   * Runs {@code action} holding the lock {@link #addVersion} and {@link #retireVersionsBefore}
+   * take on {@code file} (a {@code FILE.lock} beside it), so that a tool can check the cluster
+   * and change the file with no other tool changing it in between; those two may be called
+   * inside.
+   */
+  public static <T> T withFileLock(Path file, Supplier<T> action) {
+    return KeyFileVersions.locked(file, action);
+  }
+
+  /**
+   * Removes every version below {@code keep} from {@code file} (replaced atomically, as
+   * {@link #addVersion}); returns the versions removed. NOT_FOUND naming the file if it does
+   * not hold {@code keep}: the file is never left without its newest key. The caller must know
+   * that nothing still needs the old versions (docs/encryption.md, "Rotating the cluster key").
+   */
+  public static List<Integer> retireVersionsBefore(Path file, int keep) {
+    return KeyFileVersions.locked(file, () -> {
+      NavigableMap<Integer, KeyMaterial> now = new TreeMap<>(read(file, PARTIAL_WAIT_MS));
+      if (!now.containsKey(keep)) {
+        throw NyalaException.notFound("cluster key file %s does not hold version %d (it holds "
+            + "%s): nothing retired", file, keep, now.keySet());
+      }
+      List<Integer> old = List.copyOf(now.headMap(keep, false).keySet());
+      if (!old.isEmpty()) {
+        now.headMap(keep, false).clear();
+        KeyFileVersions.replace(file, now);
+        LOG.info("retired cluster key versions {} from {}", old, file);
+      }
+      return old;
+    });
   }
 
   /**
@@ -219,21 +272,46 @@ public final class FileKeyProvider implements KeyProvider {
 
   @Override
   public int currentVersion() {
-    return 1;
+    return keys.lastKey();
   }
 
   @Override
+  public List<Integer> versions() {
+    return List.copyOf(keys.keySet());
+  }
+
+  /**
+   * The key of {@code version}. A version above the newest this provider read is looked for
+   * once more in the file (it may have been added since: a server told of a rotation by an
+   * entry or request before its own reload); NOT_FOUND naming the file and the version if it
+   * still is not there.
+   */
+  @Override
   public KeyMaterial clusterKey(int version) {
-    if (version != 1) {
-      throw NyalaException.notFound("cluster key version %d not in key file %s (it holds only "
-          + "version 1)", version, file);
+    NavigableMap<Integer, KeyMaterial> now = keys;
+    KeyMaterial k = now.get(version);
+    if (k == null && version > now.lastKey()) {
+      reload();
+      now = keys;
+      k = now.get(version);
     }
-    return key;
+    if (k == null) {
+      throw NyalaException.notFound("cluster key version %d is not in key file %s (it holds "
+          + "versions %s)%s", version, file, now.keySet(), version < now.firstKey()
+              ? ": it was retired, and what it wraps cannot be opened any more" : "");
+    }
+    return k;
+  }
+
+  @Override
+  public void reload() {
+    keys = read(file, PARTIAL_WAIT_MS);
   }
 
   @Override
   public WrappedKey wrapServerKey(KeyMaterial serverKey) {
-    return new WrappedKey(1, KeyWrap.wrap(key, serverKey));
+    Map.Entry<Integer, KeyMaterial> current = keys.lastEntry();
+    return new WrappedKey(current.getKey(), KeyWrap.wrap(current.getValue(), serverKey));
   }
 
   @Override

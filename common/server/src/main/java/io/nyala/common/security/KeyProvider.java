@@ -1,5 +1,7 @@
 package io.nyala.common.security;
 
+import java.util.List;
+
 /**
  * Source of the cluster key: the seam a real KMS (Vault, a cloud KMS, an HSM) implements. Servers
  * never store the cluster key; they store their own server key wrapped by it, and ask the
@@ -16,7 +18,20 @@ public interface KeyProvider {
   /** The cluster key of {@code version}; NOT_FOUND if the provider has no such version. */
   KeyMaterial clusterKey(int version);
 
-  /** Wraps a server (or tablet, or catalog) key under the current cluster key. */
+  /** The versions this provider holds, oldest first; the last is {@link #currentVersion}. */
+  List<Integer> versions();
+
+  /**
+   * Reads again which versions exist (after a rotation added one or retired old ones:
+   * docs/encryption.md, "Rotating the cluster key"); a KMS implementation refreshes its list
+   * of key versions. Wraps made afterwards use the new {@link #currentVersion}.
+   */
+  void reload();
+
+  /**
+   * Wraps a server (or tablet, or catalog) key under the current cluster key; the result
+   * records that version, and {@link #unwrapServerKey} uses the version it records.
+   */
   WrappedKey wrapServerKey(KeyMaterial serverKey);
 
   /** Unwraps a key; CORRUPTION naming {@code what} when the cluster key does not match. */

@@ -29,6 +29,9 @@ public final class LogPayloads {
   private WalSealer sealer;
   /** The envelope of {@link #sealer}'s key ({@link #wrapped} only); guarded by this. */
   private byte[] sealerEnvelope;
+  /** {@link #sealer}'s key and the cluster key version of its envelope; guarded by this. */
+  private KeyMaterial termKey;
+  private int envelopeVersion;
   /** Caches the derived key of the term last opened; replaced whole. */
   private volatile WalSealer opener;
   /** Caches the key of the envelope last opened ({@link #wrapped} only); replaced whole. */
@@ -78,6 +81,11 @@ public final class LogPayloads {
     WalSealer s;
     synchronized (this) {
       s = sealerFor(term);
+      if (provider != null && provider.currentVersion() != envelopeVersion) {
+        // The cluster key rotated mid-term: the same term key, wrapped under the new version,
+        // so that new entries need only the new cluster key (docs/encryption.md).
+        wrapTermKey();
+      }
       envelope = sealerEnvelope;
     }
     byte[] sealed = s.seal(payload);
@@ -94,8 +102,8 @@ public final class LogPayloads {
       if (provider == null) {
         sealer = new WalSealer(owner, key, term);
       } else {
-        KeyMaterial termKey = KeyMaterial.random(keyBits);
-        sealerEnvelope = KeyEnvelope.prefix(provider.wrapServerKey(termKey));
+        termKey = KeyMaterial.random(keyBits);
+        wrapTermKey();
         sealer = new WalSealer(owner, termKey, term);
       }
     } else if (sealer.term() > term) {
@@ -105,6 +113,23 @@ public final class LogPayloads {
           owner, term, sealer.term());
     }
     return sealer;
+  }
+
+  private synchronized void wrapTermKey() {
+    WrappedKey w = provider.wrapServerKey(termKey);
+    sealerEnvelope = KeyEnvelope.prefix(w);
+    envelopeVersion = w.clusterKeyVersion();
+  }
+
+  /**
+   * The cluster key version of the envelope of {@code entry} (a {@link #wrapped} payload), or
+   * 0 for payloads that carry no envelope.
+   */
+  public int envelopeVersion(byte[] entry) {
+    if (provider == null) {
+      return 0;
+    }
+    return KeyEnvelope.parse(owner, entry).key().clusterKeyVersion();
   }
 
   /** Opens a payload written by {@link #seal} on any replica, in any term. */

@@ -48,6 +48,33 @@ class ServerFsTest {
   }
 
   @Test
+  void rewrappingTheServerKeyMovesEveryInstanceFileAndKeepsTheKey() throws Exception {
+    Path keyFile = dir.resolve("cluster.key");
+    FileKeyProvider keys = FileKeyProvider.openOrCreate(keyFile, 256);
+    Path wal = dir.resolve("wal");
+    List<Path> data = List.of(dir.resolve("d1"), dir.resolve("d2"));
+    ServerFs fs = ServerFs.openOrFormat(wal, data, "tserver", keys, 256);
+    Path secret = wal.resolve("secret");
+    fs.env().replaceFile(secret, "s".getBytes(StandardCharsets.UTF_8), OpenOptions.SENSITIVE);
+    assertThat(fs.rewrapServerKey(keys)).as("nothing to do yet").isEqualTo(1);
+
+    FileKeyProvider.addVersion(keyFile, 256);
+    keys.reload();
+    assertThat(fs.rewrapServerKey(keys)).isEqualTo(2);
+    assertThat(fs.serverKeyVersion()).isEqualTo(2);
+    for (Path d : List.of(wal, data.get(0), data.get(1))) {
+      assertThat(ServerFs.readInstance(d.resolve(ServerFs.INSTANCE)).getServerKeyVersion())
+          .as("instance file in %s", d).isEqualTo(2);
+    }
+    FileKeyProvider.retireVersionsBefore(keyFile, 2);
+    ServerFs again = ServerFs.openOrFormat(wal, data, "tserver", FileKeyProvider.open(keyFile),
+        256);
+    assertThat(again.serverKey()).isEqualTo(fs.serverKey());
+    assertThat(again.env().readFile(secret, OpenOptions.SENSITIVE))
+        .isEqualTo("s".getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
   void anotherClusterKeyOrNoEncryptionFailsFastNamingTheFiles() {
     FileKeyProvider keys = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
     FileKeyProvider other = FileKeyProvider.openOrCreate(dir.resolve("other.key"), 256);

@@ -87,6 +87,33 @@ class LogPayloadsTest {
   }
 
   @Test
+  void aRotationMidTermWrapsTheTermKeyUnderTheNewVersionAndAFollowerFindsIt() {
+    Path f = dir.resolve("cluster.key");
+    FileKeyProvider leaderKeys = FileKeyProvider.openOrCreate(f, 256);
+    FileKeyProvider followerKeys = FileKeyProvider.open(f);
+    LogPayloads leader = LogPayloads.wrapped("sys-catalog", leaderKeys, 256);
+    byte[] before = leader.seal(4, ROW);
+    FileKeyProvider.addVersion(f, 256);
+    leaderKeys.reload();
+    byte[] after = leader.seal(4, ROW);
+    assertThat(leader.envelopeVersion(before)).isEqualTo(1);
+    assertThat(leader.envelopeVersion(after)).isEqualTo(2);
+    assertThat(keyOf(leaderKeys, after)).as("same term key, wrapped again")
+        .isEqualTo(keyOf(leaderKeys, before));
+    // The follower never reloaded: the entry under version 2 makes it look the version up.
+    LogPayloads follower = LogPayloads.wrapped("sys-catalog", followerKeys, 256);
+    assertThat(follower.open(before)).isEqualTo(ROW);
+    assertThat(follower.open(after)).isEqualTo(ROW);
+    assertThat(followerKeys.currentVersion()).isEqualTo(2);
+    // Once version 1 is retired, only entries under version 1 fail, naming the version.
+    FileKeyProvider.retireVersionsBefore(f, 2);
+    FileKeyProvider restarted = FileKeyProvider.open(f);
+    LogPayloads reader = LogPayloads.wrapped("sys-catalog", restarted, 256);
+    assertThat(reader.open(after)).isEqualTo(ROW);
+    assertThatThrownBy(() -> reader.open(before)).hasMessageContaining("version 1");
+  }
+
+  @Test
   void aPayloadSealedUnderADerivedCatalogKeyIsRefusedClearly() {
     FileKeyProvider provider = FileKeyProvider.openOrCreate(dir.resolve("cluster.key"), 256);
     byte[] old = LogPayloads.sealed("sys-catalog", provider.clusterKey(1)).seal(1, ROW);

@@ -27,6 +27,9 @@ import java.util.Set;
  *     <td>server</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>TSHeartbeat (a tserver's registration
  *     and reports)</td><td>server</td></tr>
+ *   <tr><td>{@code nyala.master.MasterService}</td><td>RotateClusterKey, GetClusterKeyStatus
+ *     (an operator's {@code nyala cluster rotate-key}, presenting a server certificate)</td>
+ *     <td>server</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>Authenticate, ListMasters,
  *     GetMasterRegistration (getting a token and finding the leader)</td><td>anyone</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>CreateTable, IsCreateTableDone,
@@ -63,6 +66,8 @@ public final class RpcPolicy {
     forService(t, TabletServerServiceGrpc.getServiceDescriptor().getMethods(), Role.USER);
     forService(t, MasterServiceGrpc.getServiceDescriptor().getMethods(), Role.USER);
     t.put(MasterServiceGrpc.getTSHeartbeatMethod().getFullMethodName(), Role.SERVER);
+    t.put(MasterServiceGrpc.getRotateClusterKeyMethod().getFullMethodName(), Role.SERVER);
+    t.put(MasterServiceGrpc.getGetClusterKeyStatusMethod().getFullMethodName(), Role.SERVER);
     t.put(MasterServiceGrpc.getAuthenticateMethod().getFullMethodName(), Role.ANYONE);
     t.put(MasterServiceGrpc.getListMastersMethod().getFullMethodName(), Role.ANYONE);
     t.put(MasterServiceGrpc.getGetMasterRegistrationMethod().getFullMethodName(), Role.ANYONE);
