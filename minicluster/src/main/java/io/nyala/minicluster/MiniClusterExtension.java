@@ -157,7 +157,8 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     if (!beforeAllRan) {
       Optional<Field> field = ClusterDeclarations.instanceFieldHolding(this, context);
       if (field.isPresent() && d.spec().lifecycle() != Lifecycle.PER_METHOD) {
-        throw instanceFieldMisuse(context.getRequiredTestClass(), field.get());
+        throw ClusterDeclarations.instanceFieldMisuse(context.getRequiredTestClass(),
+            field.get());
       }
       ClusterDeclarations.checkNoConflict(context.getRequiredTestClass());
     }
@@ -178,16 +179,6 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     if (r != null) {
       KeepClusterOnFailure.keepIfFailed(context, r.cluster().dataRoot());
     }
-  }
-
-  private static ExtensionConfigurationException instanceFieldMisuse(Class<?> testClass,
-      Field field) {
-    return new ExtensionConfigurationException("MiniClusterExtension in "
-        + testClass.getName() + " (field " + field.getName() + ") got no beforeAll callback: "
-        + "a per-class or shared cluster must be registered per class, so make the "
-        + "@RegisterExtension field static (\"@RegisterExtension static final "
-        + "MiniClusterExtension CLUSTER = ...\") or use @NyalaCluster on the class. An instance "
-        + "field would start and leak a cluster per test.");
   }
 
   /**
