@@ -56,7 +56,7 @@ public final class MiniCluster extends ClusterClientAccess implements AutoClosea
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
     this.tls = ClusterTls.create(dataRoot, b.tls);
-    this.clients = new ClusterClients(this::masterAddresses, tls);
+    this.clients = new ClusterClients(this::masterAddresses, tls, dataRoot);
     ClusterLayout layout = ClusterLayout.plan(dataRoot, b, tls);
     this.localhost = layout.localhost();
     this.masters = layout.masters();

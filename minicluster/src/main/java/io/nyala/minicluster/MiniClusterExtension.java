@@ -319,6 +319,7 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     private int masters = ClusterSpec.DEFAULT.masters();
     private int tservers = ClusterSpec.DEFAULT.tservers();
     private boolean encryption;
+    private boolean tls = true;
     private ProcessMode processMode = ProcessMode.IN_PROCESS;
     private final List<String> tserverFlags = new ArrayList<>();
     private final List<String> masterFlags = new ArrayList<>();
@@ -343,6 +344,12 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     /** Encryption at rest on every server (default off). */
     public Builder encryption(boolean on) {
       this.encryption = on;
+      return this;
+    }
+
+    /** TLS and authentication on every server (default on); off for a plaintext cluster. */
+    public Builder tls(boolean on) {
+      this.tls = on;
       return this;
     }
 
@@ -381,7 +388,7 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
 
     /** The extension; register it from a static {@code @RegisterExtension} field. */
     public MiniClusterExtension build() {
-      return new MiniClusterExtension(new ClusterSpec(masters, tservers, encryption,
+      return new MiniClusterExtension(new ClusterSpec(masters, tservers, encryption, tls,
           processMode, tserverFlags, masterFlags, lifecycle, configure));
     }
   }
