@@ -96,7 +96,7 @@ class DenseNodeIT {
             .tserverFlag("--heartbeat_interval_ms=500").build();
         ReplicaCensus census = new ReplicaCensus(cluster);
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             // Retries of a write must end within the servers' retry cache window.
             .defaultOperationTimeoutMs(RETRY_WINDOW_MS).defaultAdminOperationTimeoutMs(300_000)
             .build()) {
