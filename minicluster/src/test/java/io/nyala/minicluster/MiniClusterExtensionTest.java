@@ -66,6 +66,18 @@ class MiniClusterExtensionTest {
     assertThat(client).isSameAs(fromConstructor).isSameAs(fromBeforeEach);
     assertThat(client.getMasterAddresses()).isEqualTo(cluster.masterHostPorts());
     assertThat(async).isSameAs(client.getAsyncClient());
+    assertThat(cluster.trustedCaFile()).as("TLS and authentication by default").isNotNull();
+    assertThat(cluster.credentials()).isNotNull();
+  }
+
+  /** Plaintext on purpose: what {@code tls = false} gives. */
+  @Test
+  @NyalaCluster(tservers = 1, tls = false)
+  void tlsFalseGivesAPlaintextClusterAndItsClient(MiniCluster cluster, NyalaClient client) {
+    assertThat(cluster).isNotSameAs(fromBeforeAll);
+    assertThat(cluster.trustedCaFile()).isNull();
+    assertThat(cluster.credentials()).isNull();
+    assertThat(client.listTables()).isEmpty();
   }
 
   @Test
