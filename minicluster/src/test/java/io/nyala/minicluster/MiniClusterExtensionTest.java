@@ -70,16 +70,6 @@ class MiniClusterExtensionTest {
     assertThat(cluster.credentials()).isNotNull();
   }
 
-  /** Plaintext on purpose: what {@code tls = false} gives. */
-  @Test
-  @NyalaCluster(tservers = 1, tls = false)
-  void tlsFalseGivesAPlaintextClusterAndItsClient(MiniCluster cluster, NyalaClient client) {
-    assertThat(cluster).isNotSameAs(fromBeforeAll);
-    assertThat(cluster.trustedCaFile()).isNull();
-    assertThat(cluster.credentials()).isNull();
-    assertThat(client.listTables()).isEmpty();
-  }
-
   @Test
   void writesAndReadsThroughTheInjectedClient(NyalaClient client) {
     NyalaTable table = client.createTable("sync_t", SCHEMA,
