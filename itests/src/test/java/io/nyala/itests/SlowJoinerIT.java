@@ -87,8 +87,13 @@ class SlowJoinerIT {
         assertThat(s).isNotNull();
         assertThat(s.getState()).isEqualTo("RUNNING");
       }
-      Map<Long, String> rows = TestRows.scanAll(client, client.openTable("slow"));
-      assertThat(rows).hasSize(ROWS);
+      // A fresh client: the restarted master signs tokens with new keys and refuses the old
+      // client's (docs/architecture.md, "Who may call what", "Not yet").
+      try (NyalaClient after = cluster.clientBuilder().defaultOperationTimeoutMs(60_000)
+          .build()) {
+        Map<Long, String> rows = TestRows.scanAll(after, after.openTable("slow"));
+        assertThat(rows).hasSize(ROWS);
+      }
     }
   }
 
