@@ -100,15 +100,9 @@ class PartitionIT {
     }
   }
 
-  /**
-   * Plaintext on purpose: a new leader master does not know the token signing keys of the old
-   * one, which live in the leader's memory only, so a client's token is refused after the
-   * failover (docs/architecture.md, "Who may call what", "Not yet").
-   */
   @Test
   @NyalaCluster(masters = 3, tservers = 1, lifecycle = NyalaCluster.Lifecycle.PER_METHOD,
-      masterFlags = {MIN_ELECTION, MAX_ELECTION}, tserverFlags = "--heartbeat_interval_ms=300",
-      tls = false)
+      masterFlags = {MIN_ELECTION, MAX_ELECTION}, tserverFlags = "--heartbeat_interval_ms=300")
   void cutOffLeaderMasterIsReplacedAndFollowsOnceHealed(MiniCluster cluster) {
     int old = awaitLeaderMaster(cluster, -1);
     List<ServerInfo> majority = servers(others(old, 3), cluster::master);
