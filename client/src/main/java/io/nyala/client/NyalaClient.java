@@ -19,15 +19,21 @@ public final class NyalaClient implements AutoCloseable {
   }
 
   /**
-   * Starts a builder from the {@value MasterAddresses#ENV} environment variable (a
-   * comma-separated list of master addresses, which {@code nyala local-cluster} prints an
-   * {@code export} line for).
+   * Starts a builder from the environment, as {@code nyala local-cluster} prints it: the masters
+   * of {@value MasterAddresses#ENV} (a comma-separated list of master addresses), else those of
+   * the {@value ClientConfig#ENV} file; and that file's CA and user when it is set
+   * ({@link Builder#clientConfig}).
    *
    * @return the builder
-   * @throws NyalaException INVALID_ARGUMENT when the variable is unset or empty
+   * @throws NyalaException INVALID_ARGUMENT when neither names a master
    */
   public static Builder builder() {
-    return builder(MasterAddresses.fromEnvironment());
+    ClientConfig config = ClientConfig.fromEnvironment();
+    String env = System.getenv(MasterAddresses.ENV);
+    boolean fromConfig = (env == null || env.isBlank()) && config != null
+        && config.masters() != null;
+    Builder b = builder(fromConfig ? config.masters() : MasterAddresses.fromEnvironment());
+    return config == null ? b : b.apply(config);
   }
 
   /**
@@ -288,6 +294,43 @@ public final class NyalaClient implements AutoCloseable {
      */
     public Builder credentials(String user, String password) {
       inner.credentials(user, password);
+      return this;
+    }
+
+    /**
+     * Trusts the CA and authenticates as the user of a client configuration file
+     * ({@link ClientConfig}), such as the one {@code nyala local-cluster} writes; its masters
+     * are not used (this builder has its own). See {@link #trustedCaFile} and
+     * {@link #credentials}.
+     *
+     * @param file the configuration file
+     * @return this
+     * @throws NyalaException as {@link ClientConfig#read} and {@link ClientConfig#password} do
+     */
+    public Builder clientConfig(Path file) {
+      return apply(ClientConfig.read(file));
+    }
+
+    /**
+     * {@link #clientConfig} with the file the {@value ClientConfig#ENV} environment variable
+     * names (which {@code nyala local-cluster} prints an {@code export} line for); nothing when
+     * it is unset, so that the same code reaches a plaintext cluster.
+     *
+     * @return this
+     * @throws NyalaException as {@link ClientConfig#read} and {@link ClientConfig#password} do
+     */
+    public Builder clientConfigFromEnvironment() {
+      ClientConfig config = ClientConfig.fromEnvironment();
+      return config == null ? this : apply(config);
+    }
+
+    private Builder apply(ClientConfig config) {
+      if (config.trustedCaFile() != null) {
+        trustedCaFile(config.trustedCaFile());
+      }
+      if (config.user() != null) {
+        credentials(config.user(), config.password());
+      }
       return this;
     }
 

@@ -38,7 +38,7 @@ class AlterTableIT {
   @NyalaCluster(tservers = 3, tserverFlags = "--heartbeat_interval_ms=300",
       lifecycle = NyalaCluster.Lifecycle.PER_METHOD)
   void addRenameAndDropColumnsOnATableWithData(MiniCluster cluster) throws Exception {
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
       NyalaTable table = client.createTable("altered", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 3).setNumReplicas(3));
@@ -77,7 +77,7 @@ class AlterTableIT {
   @NyalaCluster(tservers = 1, lifecycle = NyalaCluster.Lifecycle.SHARED)
   void scannersOpenedBeforeAnAlterFinishOrNameTheDroppedColumn(MiniCluster cluster)
       throws Exception {
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
       NyalaTable table = client.createTable("scanned", TestRows.schema(),
           new CreateTableOptions().setNumReplicas(1));

@@ -53,10 +53,15 @@ class BadInputIT {
   private static NyalaClient client;
   private static NyalaTable table;
   private static LogCapture logs;
-  private static final Channels CHANNELS = new Channels();
+  /**
+   * Raw RPCs over TLS with the harness's certificate: they get past authentication as a server's
+   * would and reach the checks under test.
+   */
+  private static Channels channels;
 
   @BeforeAll
   static void start(MiniCluster c, NyalaClient cl) {
+    channels = c.newHarnessChannels();
     logs = new LogCapture();
     cluster = c;
     client = cl;
@@ -74,7 +79,7 @@ class BadInputIT {
     // Checked before shutdown: Ratis rightly warns about peers closing under it then.
     List<String> logged = logs.exceptions();
     logs.close();
-    CHANNELS.close();
+    channels.close();
     assertThat(logged).as("exceptions logged by the servers during the tests").isEmpty();
   }
 
@@ -227,7 +232,7 @@ class BadInputIT {
   }
 
   private static MasterServiceGrpc.MasterServiceBlockingStub masterStub() {
-    ManagedChannel ch = CHANNELS.get(cluster.masterHostPorts().get(0));
+    ManagedChannel ch = channels.get(cluster.masterHostPorts().get(0));
     return MasterServiceGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS);
   }
 
@@ -239,7 +244,7 @@ class BadInputIT {
     WriteResponsePB last = null;
     for (var replica : tablet.getReplicasList()) {
       HostPort addr = HostPort.fromPb(replica.getTsInfo().getRpcAddress());
-      last = TabletServerServiceGrpc.newBlockingStub(CHANNELS.get(addr))
+      last = TabletServerServiceGrpc.newBlockingStub(channels.get(addr))
           .withDeadlineAfter(30, TimeUnit.SECONDS)
           .write(WriteRequestPB.newBuilder().setTabletId(tablet.getTabletId())
               .setSchema(schema.toPb()).setRowOperations(ops).build());

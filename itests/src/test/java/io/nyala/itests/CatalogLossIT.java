@@ -3,8 +3,6 @@ package io.nyala.itests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
@@ -14,6 +12,7 @@ import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
 import io.nyala.common.proto.tserver.DeleteTabletResponsePB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
+import io.nyala.common.rpc.Channels;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.minicluster.MiniCluster;
 import java.io.IOException;
@@ -91,8 +90,8 @@ class CatalogLossIT {
           && w.contains("restore")).hasSizeGreaterThanOrEqualTo(3);
       // An admin call that names the new cluster is refused outright.
       String tablet = hosted.get(0).iterator().next();
-      DeleteTabletResponsePB refused = deleteAs(cluster.tabletServer(0).rpcAddress(), tablet,
-          newId);
+      DeleteTabletResponsePB refused = deleteAs(cluster, cluster.tabletServer(0).rpcAddress(),
+          tablet, newId);
       assertThat(refused.getError().getCode()).isEqualTo(StatusCodePB.ILLEGAL_STATE);
       assertThat(refused.getError().getMessage()).contains(newId).contains(oldId);
       assertThat(hosted(probe, 0)).contains(tablet);
@@ -102,7 +101,7 @@ class CatalogLossIT {
       AtomicFiles.deleteTree(masterDir);
       copyTree(saved, masterDir);
       cluster.startMaster(0);
-      try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+      try (NyalaClient client = cluster.clientBuilder()
           .defaultOperationTimeoutMs(30_000).build()) {
         Map<Long, String> rows = TestRows.scanAll(client, client.openTable("kept"));
         assertThat(rows).hasSize(ROWS);
@@ -121,17 +120,14 @@ class CatalogLossIT {
     return out == null ? Set.of() : out;
   }
 
-  private static DeleteTabletResponsePB deleteAs(HostPort tserver, String tablet,
-      String clusterId) {
-    ManagedChannel ch = NettyChannelBuilder.forAddress(tserver.host(), tserver.port())
-        .usePlaintext().build();
-    try {
-      return TabletServerAdminServiceGrpc.newBlockingStub(ch)
+  private static DeleteTabletResponsePB deleteAs(MiniCluster cluster, HostPort tserver,
+      String tablet, String clusterId) {
+    // The harness's certificate: DeleteTablet is an admin call, for servers only.
+    try (Channels channels = cluster.newHarnessChannels()) {
+      return TabletServerAdminServiceGrpc.newBlockingStub(channels.get(tserver))
           .withDeadlineAfter(10, TimeUnit.SECONDS)
           .deleteTablet(DeleteTabletRequestPB.newBuilder().setTabletId(tablet)
               .setTabletDropped(true).setClusterId(clusterId).setReason("test").build());
-    } finally {
-      ch.shutdownNow();
     }
   }
 

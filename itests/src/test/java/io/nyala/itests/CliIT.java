@@ -92,27 +92,29 @@ class CliIT {
   void localClusterLoadgenCountAndRestart() throws Exception {
     Path data = dir.resolve("nyala-data");
     LocalCluster c = startLocalCluster(data);
+    // What local-cluster wrote for its clients: masters, CA, user (TLS and authentication on).
+    String config = data.resolve("client.properties").toString();
     try {
-      String[] gen = cli("perf", "loadgen", "--masters", c.masters(), "--table", "t",
+      String[] gen = cli("perf", "loadgen", "--client-config", config, "--table", "t",
           "--rows", "20000", "--threads", "2");
       assertThat(gen[0]).as(gen[1]).isEqualTo("0");
       assertThat(gen[1]).as("the replication factor by default")
           .contains("creating 't' with 3 replicas (3 live tablet servers)");
       assertThat(lastLine(gen[1])).contains("20000 rows").contains("rows/s");
       // A rerun on the same keys fails and says how to write new ones.
-      String[] rerun = cli("perf", "loadgen", "--masters", c.masters(), "--table", "t",
+      String[] rerun = cli("perf", "loadgen", "--client-config", config, "--table", "t",
           "--rows", "100");
       assertThat(rerun[0]).as(rerun[1]).isEqualTo("1");
       assertThat(lastLine(rerun[1])).isEqualTo("loadgen: 100 of the keys [0, 100) were already "
           + "in 't' (an earlier run?); write new ones with --start-key 100");
       String[] help = cli("perf", "loadgen", "--help");
       assertThat(help[1]).contains("Default: 100000").contains("Default: 0");
-      String[] count = cli("table", "count", "--masters", c.masters(), "t");
+      String[] count = cli("table", "count", "--client-config", config, "t");
       assertThat(count[0]).isEqualTo("0");
       assertThat(lastLine(count[1])).isEqualTo("20000");
-      String[] list = cli("table", "list", "--masters", c.masters());
+      String[] list = cli("table", "list", "--client-config", config);
       assertThat(list[1]).contains("t");
-      String[] scan = cli("table", "scan", "--masters", c.masters(), "t",
+      String[] scan = cli("table", "scan", "--client-config", config, "t",
           "--columns", "key,str_val", "--limit", "5");
       assertThat(scan[1].strip().split("\n")).hasSize(6);
       assertThat(scan[1]).startsWith("key\tstr_val");
@@ -124,7 +126,7 @@ class CliIT {
     LocalCluster again = startLocalCluster(data);
     try {
       assertThat(again.masters()).isEqualTo(c.masters());
-      String[] count = cli("table", "count", "--masters", again.masters(), "t");
+      String[] count = cli("table", "count", "--client-config", config, "t");
       assertThat(lastLine(count[1])).isEqualTo("20000");
     } finally {
       stop(again);

@@ -36,7 +36,7 @@ class ClientStatisticsIT {
         .numMasters(1).numTabletServers(3).tserverFlag("--heartbeat_interval_ms=300")
         .tserverFlag("--flush_threshold_secs=1")
         .masterFlag("--tserver_unresponsive_timeout_ms=3000").build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(60_000).defaultRpcTimeoutMs(3_000).build()) {
       await("3 live tablet servers").atMost(Duration.ofSeconds(60)).until(() ->
           client.listTabletServers().stream().filter(TabletServerInfo::live).count() == 3);

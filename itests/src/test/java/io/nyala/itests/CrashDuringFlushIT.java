@@ -54,7 +54,7 @@ class CrashDuringFlushIT {
             .tserverFlag("--maintenance_interval_ms=50").tserverFlag(VICTIM, CRASH_IN_FLUSH)
             .tserverFlag(VICTIM, "--unlock_unsafe_flags")
             .build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(30_000).defaultRpcTimeoutMs(3_000).build()) {
       NyalaTable table = client.createTable("crashflush", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 3).setNumReplicas(3));

@@ -96,7 +96,7 @@ class DenseNodeIT {
             .tserverFlag("--heartbeat_interval_ms=500").build();
         ReplicaCensus census = new ReplicaCensus(cluster);
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             // Retries of a write must end within the servers' retry cache window.
             .defaultOperationTimeoutMs(RETRY_WINDOW_MS).defaultAdminOperationTimeoutMs(300_000)
             .build()) {
@@ -137,7 +137,8 @@ class DenseNodeIT {
       phase("restarted");
       awaitReported(census, perTserver);
       phase("every replica reported after the restart");
-      // Tables in parallel: each scan wakes its tablets one after the other.
+      // Tables in parallel: each scan wakes its tablets one after the other. The same client:
+      // its token outlives the restart (the signing keys are in the sys catalog).
       DenseTables.forEach(List.copyOf(expected.keySet()), PARALLELISM, name ->
           await(name + " answers a scan after the restart").atMost(Duration.ofSeconds(90))
               .pollInterval(Duration.ofMillis(500)).ignoreExceptions()

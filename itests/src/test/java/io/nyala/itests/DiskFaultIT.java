@@ -44,7 +44,7 @@ class DiskFaultIT {
             .masterFlag("--rereplication_retry_ms=2000")
             .tserverFlag("--heartbeat_interval_ms=300").build();
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(60_000).build()) {
       cluster.start();
       fullDisk(cluster, probe, client);

@@ -71,7 +71,7 @@ class ExactlyOnceIT {
     probe = new TabletProbe(cluster);
     // The first attempt must still hang when the leader is killed, so the attempt timeout is
     // long compared with the second or so a commit takes, yet far below the operation timeout.
-    client = NyalaClient.builder(cluster.masterAddresses())
+    client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000)
         .defaultRpcTimeoutMs(6_000)
         .build();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.client.AlterTableOptions;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
@@ -17,6 +16,7 @@ import io.nyala.common.proto.master.ListTabletServersResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
+import io.nyala.common.rpc.Channels;
 import io.nyala.common.schema.Type;
 import io.nyala.master.MasterServer;
 import io.nyala.master.catalog.ReplicaReports;
@@ -42,11 +42,12 @@ class HibernatedTabletIT {
   @NyalaCluster(tservers = 3, lifecycle = NyalaCluster.Lifecycle.PER_METHOD,
       tserverFlags = {"--heartbeat_interval_ms=300", "--tablet_hibernate_after_ms=300"})
   void coldTabletsAreListedHaveNoLeaderAndWakeForAnAlterAWriteAndAScan(MiniCluster cluster) {
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(30_000).defaultAdminOperationTimeoutMs(30_000).build()) {
       HostPort m = cluster.master(0).rpcAddress();
-      ManagedChannel channel = NettyChannelBuilder.forAddress(m.host(), m.port())
-          .usePlaintext().build();
+      // The harness's certificate: ListTabletServers needs a user or a server.
+      Channels channels = cluster.newHarnessChannels();
+      ManagedChannel channel = channels.get(m);
       try {
         MasterServiceGrpc.MasterServiceBlockingStub master =
             MasterServiceGrpc.newBlockingStub(channel);
@@ -77,7 +78,7 @@ class HibernatedTabletIT {
             .until(() -> servers(master).stream()
                 .mapToInt(ListTabletServersResponsePB.Entry::getNumAwakeReplicas).sum() > 0);
       } finally {
-        channel.shutdownNow();
+        channels.close();
       }
     }
   }
@@ -91,7 +92,7 @@ class HibernatedTabletIT {
       masterFlags = "--tserver_unresponsive_timeout_ms=3000",
       tserverFlags = {"--heartbeat_interval_ms=300", "--tablet_hibernate_after_ms=300"})
   void aStoppedServersColdReplicasAreReplaced(MiniCluster cluster) {
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(30_000).defaultAdminOperationTimeoutMs(30_000).build()) {
       client.createTable("cold", TestRows.schema(), new CreateTableOptions()
           .addHashPartitions(List.of("key"), 4).setNumReplicas(3));

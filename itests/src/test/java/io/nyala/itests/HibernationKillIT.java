@@ -48,7 +48,7 @@ class HibernationKillIT {
             .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS)).build();
         ReplicaCensus census = new ReplicaCensus(cluster);
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(30_000).defaultRpcTimeoutMs(3_000).build()) {
       NyalaTable table = client.createTable("cold_kill", DenseTables.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), BUCKETS).setNumReplicas(3));

@@ -50,7 +50,7 @@ class KillTserverIT {
     extraTserverFlags().forEach(builder::tserverFlag);
     try (MiniCluster cluster = builder.build();
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(30_000).defaultRpcTimeoutMs(3_000).build()) {
       NyalaTable table = client.createTable("killed", TestRows.schema(),
           new CreateTableOptions().addHashPartitions(List.of("key"), 3).setNumReplicas(3));

@@ -107,7 +107,8 @@ class LocalClusterProcessesIT {
       for (long pid : c.serverPids()) {
         assertThat(ProcessHandle.of(pid)).as("server pid %d", pid).isPresent();
       }
-      String[] gen = cli("perf", "loadgen", "--masters", c.masters(), "--table", "t",
+      String[] gen = cli("perf", "loadgen", "--client-config",
+          dir.resolve("data").resolve("client.properties").toString(), "--table", "t",
           "--rows", "5000", "--replicas", "3", "--threads", "2");
       assertThat(gen[0]).as(gen[1]).isEqualTo("0");
       assertThat(gen[1]).contains("5000 rows");

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An application that embeds only {@code nyala-client} and logs with Logback: the main class of
- * {@link LogbackClientIT}'s child JVM. Argument: the master addresses. Prints
+ * {@link LogbackClientIT}'s child JVM. Argument: the master addresses; the CA and user come
+ * from the client config file {@code NYALA_CLIENT_CONFIG} names. Prints
  * {@code rows=N} on stdout when done.
  */
 public final class LogbackClientApp {
@@ -26,7 +27,8 @@ public final class LogbackClientApp {
 
   public static void main(String[] args) throws Exception {
     LOG.info("logger factory {}", LoggerFactory.getILoggerFactory().getClass().getName());
-    try (NyalaClient client = NyalaClient.builder(args[0]).build()) {
+    try (NyalaClient client = NyalaClient.builder(args[0]).clientConfigFromEnvironment()
+        .build()) {
       Schema schema = Schema.forTable(List.of(
           ColumnSchema.builder("id", Type.INT64).key(true).build(),
           ColumnSchema.builder("name", Type.STRING).build()));

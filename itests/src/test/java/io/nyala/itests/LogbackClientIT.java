@@ -2,6 +2,7 @@ package io.nyala.itests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nyala.client.ClientConfig;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.NyalaCluster;
 import java.io.File;
@@ -48,10 +49,13 @@ class LogbackClientIT {
 
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");
-    Process app = new ProcessBuilder(javaBin(), "-cp", classpath,
+    ProcessBuilder pb = new ProcessBuilder(javaBin(), "-cp", classpath,
         "-Dlogback.configurationFile=" + config, LogbackClientApp.class.getName(),
         cluster.masterAddresses())
-        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    // The cluster's CA and user, as an application of a TLS cluster gets them.
+    pb.environment().put(ClientConfig.ENV, cluster.clientConfigFile().toString());
+    Process app = pb.start();
     app.getOutputStream().close();
     boolean exited = app.waitFor(2, TimeUnit.MINUTES);
     if (!exited) {

@@ -3,13 +3,10 @@ package io.nyala.itests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
-import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
 import io.nyala.common.proto.RaftRolePB;
@@ -27,6 +24,7 @@ import io.nyala.common.proto.tserver.WriteRequestPB;
 import io.nyala.common.proto.tserver.WriteResponsePB;
 import io.nyala.common.row.RowOpType;
 import io.nyala.common.row.RowOperations;
+import io.nyala.common.rpc.Channels;
 import io.nyala.common.schema.PartialRow;
 import io.nyala.common.schema.Schema;
 import io.nyala.minicluster.MiniCluster;
@@ -63,7 +61,7 @@ class PartitionIT {
       tserverFlags = {MIN_ELECTION, MAX_ELECTION, "--heartbeat_interval_ms=300"})
   void cutOffTabletLeaderStopsServingAndTheMajorityLosesNoAcknowledgedRow(MiniCluster cluster) {
     try (TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(60_000).defaultRpcTimeoutMs(2_000).build()) {
       NyalaTable table = client.createTable("partitioned", TestRows.schema(),
           new CreateTableOptions().setNumReplicas(3));
@@ -117,11 +115,11 @@ class PartitionIT {
     // The tablet server's heartbeats reach the new leader, which sees it live.
     await("the new leader master sees the tablet server").atMost(WAIT).ignoreExceptions()
         .until(() -> {
-          ListTabletServersResponsePB r = tabletServers(cluster.master(next));
+          ListTabletServersResponsePB r = tabletServers(cluster, cluster.master(next));
           return !NyalaException.isError(r.getError())
               && r.getServersList().stream().anyMatch(e -> e.getLive());
         });
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000)
         .defaultRpcTimeoutMs(2_000).build()) {
       // DDL reaches the new leader, and so do the reports of the new tablet.
@@ -131,14 +129,16 @@ class PartitionIT {
       assertThat(TestRows.scanAll(client, table)).hasSize(10);
     }
     await("the cut-off old leader master steps down").atMost(WAIT).ignoreExceptions()
-        .until(() -> registration(cluster.master(old)).getRole() != RaftRolePB.LEADER);
+        .until(() -> registration(cluster, cluster.master(old)).getRole()
+            != RaftRolePB.LEADER);
 
     cut.heal();
     String leaderUuid = cluster.master(next).uuid();
     await("old leader master follows " + cluster.master(next).name()).atMost(WAIT)
         .ignoreExceptions().untilAsserted(() -> {
-          assertThat(registration(cluster.master(old)).getRole()).isEqualTo(RaftRolePB.FOLLOWER);
-          ListTabletServersResponsePB r = tabletServers(cluster.master(old));
+          assertThat(registration(cluster, cluster.master(old)).getRole())
+              .isEqualTo(RaftRolePB.FOLLOWER);
+          ListTabletServersResponsePB r = tabletServers(cluster, cluster.master(old));
           assertThat(r.getError().getCode().name()).isEqualTo(StatusCode.NOT_LEADER.name());
           assertThat(r.getError().getLeaderUuid()).isEqualTo(leaderUuid);
         });
@@ -192,27 +192,28 @@ class PartitionIT {
         .until(cluster::leaderMasterIndex, i -> i >= 0 && i != not);
   }
 
-  private static GetMasterRegistrationResponsePB registration(ServerInfo master) {
-    return onMaster(master, stub -> stub.getMasterRegistration(
+  private static GetMasterRegistrationResponsePB registration(MiniCluster cluster,
+      ServerInfo master) {
+    return onMaster(cluster, master, stub -> stub.getMasterRegistration(
         GetMasterRegistrationRequestPB.getDefaultInstance()));
   }
 
-  private static ListTabletServersResponsePB tabletServers(ServerInfo master) {
-    return onMaster(master, stub -> stub.listTabletServers(
+  private static ListTabletServersResponsePB tabletServers(MiniCluster cluster,
+      ServerInfo master) {
+    return onMaster(cluster, master, stub -> stub.listTabletServers(
         ListTabletServersRequestPB.getDefaultInstance()));
   }
 
-  /** One call to {@code master}, as a client (not a server: no partition drops it). */
-  private static <T> T onMaster(ServerInfo master,
+  /**
+   * One call to {@code master} from the test, with the harness's certificate (ListTabletServers
+   * needs a user or a server); the harness is none of the cluster's servers, so no partition
+   * drops it.
+   */
+  private static <T> T onMaster(MiniCluster cluster, ServerInfo master,
       Function<MasterServiceGrpc.MasterServiceBlockingStub, T> call) {
-    HostPort hp = master.rpcAddress();
-    ManagedChannel ch = NettyChannelBuilder.forAddress(hp.host(), hp.port()).usePlaintext()
-        .build();
-    try {
-      return call.apply(MasterServiceGrpc.newBlockingStub(ch)
+    try (Channels channels = cluster.newHarnessChannels()) {
+      return call.apply(MasterServiceGrpc.newBlockingStub(channels.get(master.rpcAddress()))
           .withDeadlineAfter(3, TimeUnit.SECONDS));
-    } finally {
-      ch.shutdownNow();
     }
   }
 

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.reflect.Method;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,9 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A new user's first session, from the README alone: {@code bin/nyala local-cluster} as a real
- * process, the README's client example compiled from the README's own text and run against it,
- * the README's quickstart commands run line by line as printed (with the address the cluster
- * printed), then Ctrl-C's SIGINT, after which the terminal must show a few calm lines and no
+ * process (TLS and authentication on, as by default), the README's client example compiled from
+ * the README's own text and run against it in a JVM of its own with the exported client config,
+ * the README's quickstart commands run line by line as printed (with the address and client
+ * config the cluster printed), a command without the client config refused with the hint to
+ * pass it, then Ctrl-C's SIGINT, after which the terminal must show a few calm lines and no
  * stack trace.
  *
  * <p>{@code NYALA_SKIP_BUILD=1}: this build made the distribution {@code bin/nyala} runs; the
@@ -47,6 +47,10 @@ class QuickstartIT {
   private final List<String> terminal = Collections.synchronizedList(new ArrayList<>());
   /** Reads {@link #terminal} until the process's output ends. */
   private Thread reader;
+  /** The export line local-cluster printed. */
+  private volatile String exportLine;
+  /** The client config file that export line names. */
+  private String config;
 
   @Test
   void theReadmeFirstSessionWorksAsPrinted() throws Exception {
@@ -57,6 +61,9 @@ class QuickstartIT {
     cluster.getOutputStream().close();
     try {
       String masters = awaitExportLine(cluster);
+      config = exportLine.substring(exportLine.indexOf(" NYALA_CLIENT_CONFIG=")
+          + " NYALA_CLIENT_CONFIG=".length());
+      assertThat(Path.of(config)).as("the client config local-cluster wrote").isRegularFile();
       int started = terminal.size();
       System.out.println("QuickstartIT: local-cluster printed:\n" + String.join("\n", terminal));
       assertThat(started).as("lines local-cluster printed until it was up").isLessThan(15);
@@ -66,8 +73,9 @@ class QuickstartIT {
       for (String line : readmeBlock("<!-- quickstart-commands", "```sh")) {
         if (line.startsWith("export NYALA_MASTERS=")) {
           if (masters.equals("127.0.0.1:7051")) {
-            assertThat(line).as("the README's export line is what local-cluster printed")
-                .isEqualTo("export NYALA_MASTERS=" + masters);
+            assertThat(line.replace("$PWD", home.toString()))
+                .as("the README's export line is what local-cluster printed")
+                .isEqualTo(exportLine);
           }
           continue;
         }
@@ -75,6 +83,9 @@ class QuickstartIT {
       }
       String count = shell("bin/nyala table count people", masters);
       assertThat(lastLine(count)).as("rows the README's client example wrote").isEqualTo("10");
+      String plain = run("bin/nyala table list", masters, null);
+      assertThat(plain).as("a command without the client config").contains("requires TLS")
+          .contains("NYALA_CLIENT_CONFIG").doesNotContain("\tat ");
 
       int before = terminal.size();
       String signal = ignoresSigint(cluster.pid()) ? "-TERM" : "-INT";
@@ -131,7 +142,8 @@ class QuickstartIT {
           terminal.add(line);
           if (line.startsWith("export NYALA_MASTERS=")) {
             synchronized (found) {
-              masters[0] = line.substring("export NYALA_MASTERS=".length());
+              exportLine = line;
+              masters[0] = line.substring("export NYALA_MASTERS=".length()).split(" ")[0];
               found.notifyAll();
             }
           }
@@ -156,23 +168,35 @@ class QuickstartIT {
     return masters[0];
   }
 
-  /** Runs a README command line with bash in the user's directory, as a terminal would. */
+  /**
+   * Runs a README command line with bash in the user's directory, as a terminal would, with the
+   * exported variables; it must succeed.
+   */
   private String shell(String line, String masters) throws Exception {
+    String out = run(line, masters, config);
+    assertThat(out).as(line).startsWith("exit 0\n").doesNotContain("\tat ");
+    return out.substring("exit 0\n".length());
+  }
+
+  /** Runs a command line as {@link #shell} does; returns "exit N" and what it printed. */
+  private String run(String line, String masters, String clientConfig) throws Exception {
     assertThat(line).startsWith("bin/nyala ");
     String command = NYALA + line.substring("bin/nyala".length());
     ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).directory(home.toFile())
         .redirectErrorStream(true);
     Map<String, String> env = pb.environment();
     env.put("NYALA_MASTERS", masters);
+    env.remove("NYALA_CLIENT_CONFIG");
+    if (clientConfig != null) {
+      env.put("NYALA_CLIENT_CONFIG", clientConfig);
+    }
     env.put("NYALA_SKIP_BUILD", "1");
     Process p = pb.start();
     p.getOutputStream().close();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("%s finishes", line).isTrue();
     System.out.println("QuickstartIT: $ " + line + "\n" + out);
-    assertThat(p.exitValue()).as("exit status of `%s`; it printed:%n%s", line, out).isZero();
-    assertThat(out).as(line).doesNotContain("\tat ");
-    return out;
+    return "exit " + p.exitValue() + "\n" + out;
   }
 
   private static void checkCommand(String line, String out) {
@@ -209,6 +233,9 @@ class QuickstartIT {
       }
     }
     src.append("public class ReadmeClient {\n")
+        .append("  public static void main(String[] args) throws Exception {\n")
+        .append("    run(args[0]);\n")
+        .append("  }\n\n")
         .append("  public static void run(String masters) throws Exception {\n");
     body.forEach(l -> src.append("    ").append(l).append('\n'));
     src.append("  }\n}\n");
@@ -220,11 +247,20 @@ class QuickstartIT {
     int rc = javac.run(null, null, null, "-cp", System.getProperty("java.class.path"),
         "-d", dir.toString(), file.toString());
     assertThat(rc).as("the README's client example compiles:%n%s", src).isZero();
-    try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()},
-        getClass().getClassLoader())) {
-      Method run = loader.loadClass("ReadmeClient").getMethod("run", String.class);
-      run.invoke(null, masters);
-    }
+    // A JVM of its own, as a user's program, with the export line's variables.
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp",
+        dir + File.pathSeparator + System.getProperty("java.class.path"), "ReadmeClient", masters)
+        .redirectErrorStream(true);
+    pb.environment().put("NYALA_CLIENT_CONFIG", config);
+    Process p = pb.start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("the README's client finishes").isTrue();
+    System.out.println("QuickstartIT: the README's client printed:\n" + out);
+    assertThat(p.exitValue()).as("the README's client's exit status; it printed:%n%s", out)
+        .isZero();
+    assertThat(out).contains("10 rows written");
   }
 
   /** The lines of the fenced block that opens with {@code fence} after the marker line. */

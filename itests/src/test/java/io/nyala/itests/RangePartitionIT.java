@@ -56,7 +56,7 @@ class RangePartitionIT {
   @NyalaCluster(tservers = 3, tserverFlags = "--heartbeat_interval_ms=300",
       lifecycle = NyalaCluster.Lifecycle.PER_METHOD)
   void writesScansAddsAndDropsDays(MiniCluster cluster) throws Exception {
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build();
         TabletProbe probe = new TabletProbe(cluster)) {
       CreateTableOptions o = new CreateTableOptions().setNumReplicas(3)

@@ -57,7 +57,7 @@ class ReReplicationIT {
     }
     try (MiniCluster cluster = builder.build();
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(60_000).build()) {
       cluster.start();
       NyalaTable table = client.createTable("rerep", TestRows.schema(),

@@ -40,7 +40,7 @@ class SlowJoinerIT {
             .tserverFlag("--unlock_unsafe_flags")
             .tserverFlag("--fault_tablet_copy_fetch_delay_ms=15000").build();
         TabletProbe probe = new TabletProbe(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(60_000).build()) {
       cluster.start();
       NyalaTable table = client.createTable("slow", TestRows.schema(),
@@ -87,6 +87,8 @@ class SlowJoinerIT {
         assertThat(s).isNotNull();
         assertThat(s.getState()).isEqualTo("RUNNING");
       }
+      // The same client: its token outlives the master's restart (the signing keys are in
+      // the sys catalog).
       Map<Long, String> rows = TestRows.scanAll(client, client.openTable("slow"));
       assertThat(rows).hasSize(ROWS);
     }

@@ -72,7 +72,7 @@ class StaleReadIT {
     cluster = builder.build();
     probe = new TabletProbe(cluster);
     // A write first sent to the frozen leader must give up on it quickly and retry elsewhere.
-    client = NyalaClient.builder(cluster.masterAddresses())
+    client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000)
         .defaultRpcTimeoutMs(2_000)
         .build();

@@ -57,7 +57,7 @@ class TypesIT {
 
   @Test
   void writeRangeHashAndFilterOnEveryNewType(MiniCluster cluster) throws Exception {
-    try (NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+    try (NyalaClient client = cluster.clientBuilder()
         .defaultOperationTimeoutMs(60_000).defaultAdminOperationTimeoutMs(60_000).build()) {
       CreateTableOptions o = new CreateTableOptions().setNumReplicas(1)
           .addHashPartitions(List.of("amount"), 2).setRangePartitionColumns(List.of("day"));

@@ -116,4 +116,15 @@ final class ClusterDeclarations {
     }
     return String.join(", ", names);
   }
+
+  /** The error for a per-class or shared extension registered from an instance field. */
+  static ExtensionConfigurationException instanceFieldMisuse(Class<?> testClass,
+      Field field) {
+    return new ExtensionConfigurationException("MiniClusterExtension in "
+        + testClass.getName() + " (field " + field.getName() + ") got no beforeAll callback: "
+        + "a per-class or shared cluster must be registered per class, so make the "
+        + "@RegisterExtension field static (\"@RegisterExtension static final "
+        + "MiniClusterExtension CLUSTER = ...\") or use @NyalaCluster on the class. An instance "
+        + "field would start and leak a cluster per test.");
+  }
 }

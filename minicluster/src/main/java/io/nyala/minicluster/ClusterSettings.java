@@ -23,7 +23,7 @@ abstract class ClusterSettings {
   long readyTimeoutMs = 60_000;
   ProcessMode mode = ProcessMode.IN_PROCESS;
   boolean encryption;
-  boolean tls;
+  boolean tls = true;
   boolean localhostPorts;
   boolean networkPartitions = true;
   final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC",
@@ -97,13 +97,16 @@ abstract class ClusterSettings {
   }
 
   /**
-   * TLS on every server's RPC and Raft (default false for now): makes a CA and one certificate
-   * per server (naming its loopback address) under the data root, as {@code nyala cert} would,
-   * starts the servers with {@code --rpc_encryption=required} and those files and with
-   * {@code --rpc_authentication=required} (admin RPCs only from holders of a certificate of the
-   * CA; the minicluster's own admin calls present one named {@code minicluster-harness}), and
-   * makes the cluster's clients trust the CA ({@link MiniCluster#trustedCaFile()} for clients
-   * built by hand). See docs/architecture.md, "TLS on the wire" and "Who may call what".
+   * TLS and authentication on every server's RPC and Raft (default true): makes a CA and one
+   * certificate per server (naming its loopback address) under the data root, as
+   * {@code nyala cert} would, starts the servers with {@code --rpc_encryption=required} and
+   * those files and with {@code --rpc_authentication=required} (admin RPCs only from holders of
+   * a certificate of the CA, the minicluster's own admin calls present one named
+   * {@code minicluster-harness}; client RPCs only with a user's token), makes a user with a
+   * random password ({@link MiniCluster#credentials()}), and makes the cluster's clients trust
+   * the CA and authenticate ({@link MiniCluster#clientBuilder()} for clients built by a test).
+   * {@code tls(false)} keeps a plaintext cluster open to anyone, for the tests that need one.
+   * See docs/architecture.md, "TLS on the wire" and "Who may call what".
    */
   public MiniCluster.Builder tls(boolean on) {
     this.tls = on;

@@ -14,11 +14,12 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  *
  * @param configure extra builder settings applied last, or null
  */
-record ClusterSpec(int masters, int tservers, boolean encryption, ProcessMode processMode,
+record ClusterSpec(int masters, int tservers, boolean encryption, boolean tls,
+    ProcessMode processMode,
     List<String> tserverFlags, List<String> masterFlags, Lifecycle lifecycle,
     Consumer<MiniCluster.Builder> configure) {
   /** The cluster {@code @ExtendWith(MiniClusterExtension.class)} alone gives. */
-  static final ClusterSpec DEFAULT = new ClusterSpec(1, 3, false, ProcessMode.IN_PROCESS,
+  static final ClusterSpec DEFAULT = new ClusterSpec(1, 3, false, true, ProcessMode.IN_PROCESS,
       List.of(), List.of(), Lifecycle.PER_CLASS, null);
 
   ClusterSpec {
@@ -28,7 +29,7 @@ record ClusterSpec(int masters, int tservers, boolean encryption, ProcessMode pr
 
   /** The spec an annotation declares. */
   static ClusterSpec of(NyalaCluster a) {
-    return new ClusterSpec(a.masters(), a.tservers(), a.encryption(), a.processMode(),
+    return new ClusterSpec(a.masters(), a.tservers(), a.encryption(), a.tls(), a.processMode(),
         List.of(a.tserverFlags()), List.of(a.masterFlags()), a.lifecycle(), null);
   }
 
@@ -70,7 +71,7 @@ record ClusterSpec(int masters, int tservers, boolean encryption, ProcessMode pr
   /** A started cluster as the spec says. */
   MiniCluster newCluster() {
     MiniCluster.Builder b = MiniCluster.builder().numMasters(masters).numTabletServers(tservers)
-        .encryption(encryption).processMode(processMode);
+        .encryption(encryption).tls(tls).processMode(processMode);
     tserverFlags.forEach(b::tserverFlag);
     masterFlags.forEach(b::masterFlag);
     if (configure != null) {
@@ -81,7 +82,7 @@ record ClusterSpec(int masters, int tservers, boolean encryption, ProcessMode pr
 
   /** The same spec with extra builder settings. */
   ClusterSpec withConfigure(Consumer<MiniCluster.Builder> c) {
-    return new ClusterSpec(masters, tservers, encryption, processMode, tserverFlags, masterFlags,
-        lifecycle, c);
+    return new ClusterSpec(masters, tservers, encryption, tls, processMode, tserverFlags,
+        masterFlags, lifecycle, c);
   }
 }

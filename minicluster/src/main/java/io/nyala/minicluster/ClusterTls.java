@@ -87,6 +87,11 @@ final class ClusterTls {
     return users == null ? null : users.credentials();
   }
 
+  /** The file holding the user's password; null when TLS is off. */
+  Path passwordFile() {
+    return users == null ? null : users.passwordFile();
+  }
+
   /** The flags only masters take: the users they accept; none when TLS is off. */
   List<String> masterFlags() {
     return users == null ? List.of() : users.masterFlags();

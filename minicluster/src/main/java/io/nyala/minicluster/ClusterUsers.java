@@ -24,10 +24,12 @@ final class ClusterUsers {
   static final String USER = "minicluster-user";
 
   private final Path usersFile;
+  private final Path passwordFile;
   private final UserCredentials credentials;
 
-  private ClusterUsers(Path usersFile, UserCredentials credentials) {
+  private ClusterUsers(Path usersFile, Path passwordFile, UserCredentials credentials) {
     this.usersFile = usersFile;
+    this.passwordFile = passwordFile;
     this.credentials = credentials;
   }
 
@@ -46,7 +48,7 @@ final class ClusterUsers {
         PasswordFileVerifier.addUser(users, USER, password);
       }
       String password = Files.readString(passwordFile, StandardCharsets.UTF_8).strip();
-      return new ClusterUsers(users, new UserCredentials(USER, password));
+      return new ClusterUsers(users, passwordFile, new UserCredentials(USER, password));
     } catch (IOException e) {
       throw NyalaException.ioError("cannot make the minicluster's user under " + dir + ": " + e,
           e);
@@ -55,6 +57,11 @@ final class ClusterUsers {
 
   UserCredentials credentials() {
     return credentials;
+  }
+
+  /** The owner-only file holding the password, for a client configuration file. */
+  Path passwordFile() {
+    return passwordFile;
   }
 
   List<String> masterFlags() {

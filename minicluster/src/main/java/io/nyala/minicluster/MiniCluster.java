@@ -1,7 +1,5 @@
 package io.nyala.minicluster;
 
-import io.nyala.client.NyalaClient;
-import io.nyala.client.authn.UserCredentials;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.server.ServerBase;
@@ -36,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@link io.nyala.minicluster.evidence.KeepClusterOnFailure} the deletion waits for the test's
  * end and does not happen if it failed (docs/architecture.md, "Testing with the minicluster").
  */
-public final class MiniCluster implements AutoCloseable {
+public final class MiniCluster extends ClusterClientAccess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MiniCluster.class);
 
   private final Path dataRoot;
@@ -58,7 +56,7 @@ public final class MiniCluster implements AutoCloseable {
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
     this.tls = ClusterTls.create(dataRoot, b.tls);
-    this.clients = new ClusterClients(this::masterAddresses, tls);
+    this.clients = new ClusterClients(this::masterAddresses, tls, dataRoot);
     ClusterLayout layout = ClusterLayout.plan(dataRoot, b, tls);
     this.localhost = layout.localhost();
     this.masters = layout.masters();
@@ -132,28 +130,19 @@ public final class MiniCluster implements AutoCloseable {
     return HostPort.toString(masters.rpcAddresses());
   }
 
+  @Override
+  ClusterClients clients() {
+    return clients;
+  }
+
+  @Override
+  ClusterTls tls() {
+    return tls;
+  }
+
   /** The masters' RPC addresses, in index order. */
   public List<HostPort> masterHostPorts() {
     return masters.rpcAddresses();
-  }
-
-  /** A new client of this cluster (trusting its CA under TLS); closed with the cluster. */
-  public NyalaClient newClient() {
-    return clients.newClient();
-  }
-
-  /** The CA (PEM) of the servers' certificates under {@code tls(true)}, else null. */
-  public Path trustedCaFile() {
-    return tls.trustedCaFile();
-  }
-
-  /** Under {@code tls(true)} the user (and password) its clients authenticate as, else null. */
-  public UserCredentials credentials() {
-    return tls.credentials();
-  }
-
-  ClusterTls tls() {
-    return tls;
   }
 
   /** How many masters the cluster has (running or not). */

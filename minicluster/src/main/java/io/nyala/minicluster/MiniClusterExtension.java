@@ -157,7 +157,8 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     if (!beforeAllRan) {
       Optional<Field> field = ClusterDeclarations.instanceFieldHolding(this, context);
       if (field.isPresent() && d.spec().lifecycle() != Lifecycle.PER_METHOD) {
-        throw instanceFieldMisuse(context.getRequiredTestClass(), field.get());
+        throw ClusterDeclarations.instanceFieldMisuse(context.getRequiredTestClass(),
+            field.get());
       }
       ClusterDeclarations.checkNoConflict(context.getRequiredTestClass());
     }
@@ -178,16 +179,6 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     if (r != null) {
       KeepClusterOnFailure.keepIfFailed(context, r.cluster().dataRoot());
     }
-  }
-
-  private static ExtensionConfigurationException instanceFieldMisuse(Class<?> testClass,
-      Field field) {
-    return new ExtensionConfigurationException("MiniClusterExtension in "
-        + testClass.getName() + " (field " + field.getName() + ") got no beforeAll callback: "
-        + "a per-class or shared cluster must be registered per class, so make the "
-        + "@RegisterExtension field static (\"@RegisterExtension static final "
-        + "MiniClusterExtension CLUSTER = ...\") or use @NyalaCluster on the class. An instance "
-        + "field would start and leak a cluster per test.");
   }
 
   /**
@@ -328,6 +319,7 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     private int masters = ClusterSpec.DEFAULT.masters();
     private int tservers = ClusterSpec.DEFAULT.tservers();
     private boolean encryption;
+    private boolean tls = true;
     private ProcessMode processMode = ProcessMode.IN_PROCESS;
     private final List<String> tserverFlags = new ArrayList<>();
     private final List<String> masterFlags = new ArrayList<>();
@@ -352,6 +344,12 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
     /** Encryption at rest on every server (default off). */
     public Builder encryption(boolean on) {
       this.encryption = on;
+      return this;
+    }
+
+    /** TLS and authentication on every server (default on); off for a plaintext cluster. */
+    public Builder tls(boolean on) {
+      this.tls = on;
       return this;
     }
 
@@ -390,7 +388,7 @@ public final class MiniClusterExtension implements BeforeAllCallback, AfterAllCa
 
     /** The extension; register it from a static {@code @RegisterExtension} field. */
     public MiniClusterExtension build() {
-      return new MiniClusterExtension(new ClusterSpec(masters, tservers, encryption,
+      return new MiniClusterExtension(new ClusterSpec(masters, tservers, encryption, tls,
           processMode, tserverFlags, masterFlags, lifecycle, configure));
     }
   }

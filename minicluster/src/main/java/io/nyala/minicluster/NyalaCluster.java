@@ -47,6 +47,12 @@ public @interface NyalaCluster {
   /** Encryption at rest on every server ({@link MiniCluster.Builder#encryption(boolean)}). */
   boolean encryption() default false;
 
+  /**
+   * TLS and authentication on every server (default true); false for a plaintext cluster open
+   * to anyone ({@link MiniCluster.Builder#tls(boolean)}).
+   */
+  boolean tls() default true;
+
   /** Servers in this JVM (default) or each in its own process. */
   ProcessMode processMode() default ProcessMode.IN_PROCESS;
 

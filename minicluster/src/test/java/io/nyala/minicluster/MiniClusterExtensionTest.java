@@ -66,6 +66,8 @@ class MiniClusterExtensionTest {
     assertThat(client).isSameAs(fromConstructor).isSameAs(fromBeforeEach);
     assertThat(client.getMasterAddresses()).isEqualTo(cluster.masterHostPorts());
     assertThat(async).isSameAs(client.getAsyncClient());
+    assertThat(cluster.trustedCaFile()).as("TLS and authentication by default").isNotNull();
+    assertThat(cluster.credentials()).isNotNull();
   }
 
   @Test

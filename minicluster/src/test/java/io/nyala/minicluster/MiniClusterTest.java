@@ -76,6 +76,10 @@ class MiniClusterTest {
     }
   }
 
+  /**
+   * Under TLS and authentication (the default): the client keeps its token across the loss of
+   * the leader, whose signing keys the new leader takes over from the sys catalog.
+   */
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
   void threeMastersSurviveTheLossOfTheLeader() {

@@ -3,6 +3,8 @@ package io.nyala.minicluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nyala.client.AsyncNyalaClient;
+import io.nyala.client.ClientConfig;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaScanner;
@@ -13,8 +15,10 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +27,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link MiniCluster.Builder#tls(boolean)} in this JVM: servers start with TLS required, the
- * cluster's client and probes trust its CA, a client built by hand without
- * {@link MiniCluster#trustedCaFile()} is refused, and the certificates survive a restart.
- * Process mode is covered by the itests' {@code TlsIT}.
+ * {@link MiniCluster.Builder#tls(boolean)} in this JVM, on by default: servers start with TLS
+ * required, the cluster's client and probes trust its CA, clients from
+ * {@link MiniCluster#clientBuilder()}, {@link MiniCluster#asyncClientBuilder()} and the client
+ * config file are served, a client built by hand without the CA is refused, and the
+ * certificates survive a restart. Process mode is covered by the itests' {@code TlsIT}.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class MiniClusterTlsTest {
@@ -34,8 +39,8 @@ class MiniClusterTlsTest {
   Path tmp;
 
   @Test
-  void servesClientsThatTrustItsCaAcrossARestart() {
-    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(3).tls(true)
+  void servesClientsThatTrustItsCaAcrossARestart() throws IOException {
+    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(3)
         .dataRoot(tmp.resolve("c")).build()) {
       assertThat(cluster.trustedCaFile()).isRegularFile()
           .isEqualTo(tmp.resolve("c").resolve("tls").resolve("ca.crt"));
@@ -59,6 +64,20 @@ class MiniClusterTlsTest {
       NyalaClient again = cluster.newClient();
       assertThat(count(again, again.openTable("tls"))).isEqualTo(20);
 
+      Path config = cluster.clientConfigFile();
+      assertThat(Files.getPosixFilePermissions(config))
+          .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ,
+              PosixFilePermission.OWNER_WRITE);
+      assertThat(Files.readString(config)).doesNotContain(cluster.credentials().password());
+      try (NyalaClient built = cluster.clientBuilder().defaultOperationTimeoutMs(20_000).build();
+          AsyncNyalaClient async = cluster.asyncClientBuilder().build();
+          NyalaClient fromConfig = NyalaClient.builder(cluster.masterAddresses())
+              .clientConfig(config).build()) {
+        assertThat(built.listTables()).containsExactly("tls");
+        assertThat(async.listTables().join()).containsExactly("tls");
+        assertThat(count(fromConfig, fromConfig.openTable("tls"))).isEqualTo(20);
+      }
+
       try (NyalaClient plain = NyalaClient.builder(cluster.masterAddresses())
           .defaultAdminOperationTimeoutMs(2_000).build()) {
         assertThatThrownBy(plain::listTables).isInstanceOf(NyalaException.class)
@@ -67,12 +86,16 @@ class MiniClusterTlsTest {
     }
   }
 
+  /** Plaintext on purpose: what tls(false) leaves out. */
   @Test
-  void withoutTlsThereIsNoCa() {
-    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(0)
+  void withoutTlsThereIsNoCaAndTheClientConfigHasOnlyTheMasters() {
+    try (MiniCluster cluster = MiniCluster.builder().numTabletServers(0).tls(false)
         .dataRoot(tmp.resolve("p")).build()) {
       assertThat(cluster.trustedCaFile()).isNull();
+      assertThat(cluster.credentials()).isNull();
       assertThat(Files.exists(tmp.resolve("p").resolve("tls"))).isFalse();
+      assertThat(ClientConfig.read(cluster.clientConfigFile()))
+          .isEqualTo(new ClientConfig(cluster.masterAddresses(), null, null, null));
     }
   }
 

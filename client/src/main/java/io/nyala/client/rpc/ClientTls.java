@@ -122,7 +122,8 @@ public final class ClientTls {
     }
     return Status.UNAVAILABLE.withDescription(s.getDescription() + " (a server that requires "
         + "TLS closes plaintext connections: if the cluster runs --rpc_encryption, build the "
-        + "client with trustedCaFile)").withCause(t).asRuntimeException();
+        + "client with trustedCaFile, or with clientConfig and the file NYALA_CLIENT_CONFIG "
+        + "names, which bin/nyala local-cluster prints)").withCause(t).asRuntimeException();
   }
 
   private static boolean closedEarly(Status s) {

@@ -8,7 +8,8 @@ import java.util.List;
  * The README's client example: connects, creates table {@code people} (hash-partitioned by id
  * within one range partition per year), inserts ten rows, prints them and the client's count of
  * rows written. Run it against {@code bin/nyala local-cluster} with the printed
- * {@code MASTERS=} addresses as the argument.
+ * {@code MASTERS=} addresses as the argument and its {@code export} line pasted: the cluster
+ * requires TLS and a user, which the file {@code NYALA_CLIENT_CONFIG} names holds.
  */
 public final class App {
   private App() {}
@@ -19,7 +20,9 @@ public final class App {
 
   /** The body is the README's "A client in 30 lines" block; a test keeps them equal. */
   public static void run(String masters) {
-    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+    // NYALA_CLIENT_CONFIG names the cluster's CA and user (local-cluster prints its export line)
+    try (NyalaClient client = NyalaClient.builder(masters).clientConfigFromEnvironment()
+        .build()) {
       Schema schema = Schema.forTable(List.of(
           ColumnSchema.builder("id", Type.INT64).key(true).build(),
           ColumnSchema.builder("year", Type.INT32).key(true).build(),

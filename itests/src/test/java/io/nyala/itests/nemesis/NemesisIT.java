@@ -55,7 +55,7 @@ class NemesisIT {
     try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).tserverFlag("--heartbeat_interval_ms=300")
             .build();
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(10_000).defaultRpcTimeoutMs(2_000).build()) {
       History history = new History();
       try {

@@ -1,7 +1,6 @@
 package io.nyala.minicluster.cli;
 
 import io.nyala.client.master.MasterProxy;
-import io.nyala.client.rpc.Backoff;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
 import io.nyala.common.HostPort;
@@ -17,14 +16,11 @@ import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
 import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
-import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
-import io.nyala.common.rpc.Channels;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,7 +54,6 @@ final class ClusterKsckCommand implements Callable<Integer> {
     }
   }
 
-  private static final int DEFAULT_MASTER_PORT = 7051;
   private static final String HIBERNATED = "HIBERNATED";
   private static final String ROW = "%-20s  %-32s  %-32s  %-13s  %-9s  %s%n";
 
@@ -74,9 +69,8 @@ final class ClusterKsckCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
-    try (Transport transport = new Transport(); Channels channels = new Channels()) {
-      MasterProxy master = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),
-          transport, Backoff.DEFAULT, Math.min(timeoutMs, 3000));
+    try (Transport transport = masters.newTransport()) {
+      MasterProxy master = masters.masterProxy(transport, Math.min(timeoutMs, 3000));
       ListTabletServersResponsePB servers = call(master, "ListTabletServers",
           ListTabletServersRequestPB.getDefaultInstance(), MasterServiceStub::listTabletServers,
           ListTabletServersResponsePB::getError);
@@ -90,11 +84,12 @@ final class ClusterKsckCommand implements Callable<Integer> {
         }
         try {
           Map<String, ListTabletsResponsePB.StatusPB> m = new HashMap<>();
-          TabletServerServiceGrpc.newBlockingStub(channels.get(HostPort.fromPb(
-                  e.getTsInfo().getRpcAddress())))
-              .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-              .listTablets(ListTabletsRequestPB.getDefaultInstance())
-              .getTabletsList().forEach(s -> m.put(s.getTabletId(), s));
+          HostPort ts = HostPort.fromPb(e.getTsInfo().getRpcAddress());
+          // The transport's stubs carry the user's token, which ListTablets needs.
+          transport.<ListTabletsResponsePB>call(ts, o -> transport.tserver(ts,
+                  Deadline.after(timeoutMs)).listTablets(ListTabletsRequestPB.getDefaultInstance(),
+                  o))
+              .join().getTabletsList().forEach(s -> m.put(s.getTabletId(), s));
           hosted.put(uuid, m);
         } catch (RuntimeException ex) {
           unreachable.put(uuid, "UNREACHABLE");

@@ -1,7 +1,6 @@
 package io.nyala.minicluster.cli;
 
 import io.nyala.client.master.MasterProxy;
-import io.nyala.client.rpc.Backoff;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
 import io.nyala.common.HostPort;
@@ -51,7 +50,7 @@ final class ClusterListCommands {
       List<HostPort> addrs = HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT);
       System.out.printf(ROW, "UUID", "ROLE", "RPC", "RAFT", "HTTP");
       int answered = 0;
-      try (Channels channels = new Channels()) {
+      try (Channels channels = masters.newChannels()) {
         for (HostPort m : addrs) {
           Object[] row = row(channels, m);
           if (row != null && !UNREACHABLE.equals(row[1])) {
@@ -105,9 +104,8 @@ final class ClusterListCommands {
     public Integer call() {
       CliErrors.requireAtLeast(spec, "--timeout-ms", timeoutMs, 1);
       ListTabletServersResponsePB resp;
-      try (Transport transport = new Transport()) {
-        MasterProxy proxy = new MasterProxy(HostPort.parseList(masters.get(), DEFAULT_MASTER_PORT),
-            transport, Backoff.DEFAULT, Math.min(timeoutMs, 3000));
+      try (Transport transport = masters.newTransport()) {
+        MasterProxy proxy = masters.masterProxy(transport, Math.min(timeoutMs, 3000));
         resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
             MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,
             Deadline.after(timeoutMs)).join();

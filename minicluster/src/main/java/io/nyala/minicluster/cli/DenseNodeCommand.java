@@ -105,7 +105,7 @@ final class DenseNodeCommand implements Callable<Integer> {
     Path dir = workDir != null ? workDir : Files.createTempDirectory("dense-node");
     try (MiniCluster cluster = startCluster(dir);
         ReplicaCensus census = new ReplicaCensus(cluster);
-        NyalaClient client = NyalaClient.builder(cluster.masterAddresses())
+        NyalaClient client = cluster.clientBuilder()
             .defaultOperationTimeoutMs(operationTimeoutMs())
             .defaultAdminOperationTimeoutMs(600_000).build()) {
       List<String> names = build(client, tables, rf);

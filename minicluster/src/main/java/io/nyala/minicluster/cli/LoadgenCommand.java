@@ -78,6 +78,11 @@ final class LoadgenCommand implements Callable<Integer> {
       description = "Start a 1 master + 3 tablet server cluster as server processes.")
   boolean processes;
 
+  @Option(names = "--tls", paramLabel = "true|false", defaultValue = "true", arity = "1",
+      description = "TLS and authentication on the cluster of --minicluster or --processes, as "
+          + "the minicluster's default; false to compare with plaintext.")
+  boolean tls;
+
   @Option(names = "--server-jvm-option", paramLabel = "OPTION",
       description = "A JVM option of the server processes of --processes (e.g. "
           + "-XX:StartFlightRecording=filename=DIR/); repeatable.")
@@ -106,22 +111,23 @@ final class LoadgenCommand implements Callable<Integer> {
     CliErrors.requireAtLeast(spec, "--batch", batch, 1);
     CliErrors.requireAtLeast(spec, "--string-len", stringLen, 0);
     if (!minicluster && !processes) {
-      return run(masters.get());
+      return run(masters.clientBuilder());
     }
-    MiniCluster.Builder b = MiniCluster.builder().numMasters(1).numTabletServers(3)
+    MiniCluster.Builder b = MiniCluster.builder().numMasters(1).numTabletServers(3).tls(tls)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
     serverJvmOptions.forEach(b::serverJvmOption);
     tserverFlags.forEach(b::tserverFlag);
     try (MiniCluster c = b.build()) {
-      System.out.printf("loadgen: started 1 master + 3 tablet servers %s (%s)%n",
-          processes ? "as processes" : "in this JVM", c.masterAddresses());
-      return run(c.masterAddresses());
+      System.out.printf("loadgen: started 1 master + 3 tablet servers %s (%s, %s)%n",
+          processes ? "as processes" : "in this JVM", c.masterAddresses(),
+          tls ? "TLS and authentication" : "plaintext");
+      return run(c.clientBuilder());
     }
   }
 
-  private int run(String masterAddresses) throws Exception {
-    try (NyalaClient client = NyalaClient.builder(masterAddresses).build()) {
-      NyalaTable t = openOrCreate(client, masterAddresses);
+  private int run(NyalaClient.Builder clientBuilder) throws Exception {
+    try (NyalaClient client = clientBuilder.build()) {
+      NyalaTable t = openOrCreate(client);
       LoadgenWriter.Config config = new LoadgenWriter.Config(flushMode, batch, stringLen);
       Latencies latencies = new Latencies();
       LoadgenTally tally = new LoadgenTally();
@@ -171,11 +177,11 @@ final class LoadgenCommand implements Callable<Integer> {
     }
   }
 
-  private NyalaTable openOrCreate(NyalaClient client, String masterAddresses) {
+  private NyalaTable openOrCreate(NyalaClient client) {
     if (client.tableExists(table)) {
       return client.openTable(table);
     }
-    int rf = replicas > 0 ? replicas : defaultReplicas(masterAddresses);
+    int rf = replicas > 0 ? replicas : defaultReplicas(client);
     CreateTableOptions o = new CreateTableOptions().setNumReplicas(rf);
     if (buckets > 1) {
       o.addHashPartitions(List.of("key"), buckets);
@@ -191,8 +197,8 @@ final class LoadgenCommand implements Callable<Integer> {
   }
 
   /** As many replicas as there are live tablet servers, at most 3 (and at least 1). */
-  private int defaultReplicas(String masterAddresses) {
-    long live = TableCreateCommand.liveTabletServers(masterAddresses);
+  private int defaultReplicas(NyalaClient client) {
+    long live = TableCreateCommand.liveTabletServers(client);
     int rf = TableCreateCommand.defaultReplicas(live);
     System.out.printf("loadgen: creating '%s' with %d replicas (%d live tablet servers)%n",
         table, rf, live);

@@ -3,6 +3,7 @@ package io.nyala.minicluster.cli;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import io.nyala.minicluster.ServerInfo;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -16,8 +17,12 @@ import picocli.CommandLine.Option;
         "Servers listen on 127.0.0.1: masters on 7051, 7151, 7251, tablet servers on 7050, "
             + "7150, 7250 (web ports 8051..., 8050...) when those are free, else each on an "
             + "address of its own, which the summary shows.",
-        "Prints MASTERS=<addresses> and an export line for NYALA_MASTERS, which every other "
-            + "command reads; a rerun on the same data dir keeps the data."})
+        "TLS and authentication are on: the servers require TLS with certificates of a CA made "
+            + "in the data dir and clients a user's token. The client config file it writes "
+            + "(masters, CA, user, password file; owner-only) lets every other command connect.",
+        "Prints MASTERS=<addresses> and an export line for NYALA_MASTERS and "
+            + "NYALA_CLIENT_CONFIG, which every other command reads; a rerun on the same data "
+            + "dir keeps the data."})
 final class LocalClusterCommand implements Callable<Integer> {
   @Option(names = "--num-masters", defaultValue = "1",
       description = "Number of masters (default 1; 3 to survive losing one).")
@@ -47,6 +52,11 @@ final class LocalClusterCommand implements Callable<Integer> {
           + "the data dir (NOT secure: for trying encryption out).")
   boolean encrypt;
 
+  @Option(names = "--insecure",
+      description = "Plaintext and no authentication: anyone who reaches the ports may read, "
+          + "write and drop every table.")
+  boolean insecure;
+
   @Option(names = "--master-flag", description = "A flag for every master (repeatable).")
   List<String> masterFlags = List.of();
 
@@ -71,6 +81,7 @@ final class LocalClusterCommand implements Callable<Integer> {
         .localhostPorts(true)
         .networkPartitions(false)
         .encryption(encrypt)
+        .tls(!insecure)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
     masterFlags.forEach(b::masterFlag);
     tserverFlags.forEach(b::tserverFlag);
@@ -97,7 +108,19 @@ final class LocalClusterCommand implements Callable<Integer> {
     }
     System.out.printf("local cluster up in %d ms; data in %s, log in %s%n", ms,
         dataDir.toAbsolutePath(), log);
-    System.out.println("export " + MastersOption.ENV + "=" + cluster.masterAddresses());
+    Path config = dataDir.toAbsolutePath().resolve("client.properties");
+    if (insecure) {
+      Files.deleteIfExists(config); // a secure run's: its CA would make clients speak TLS
+      System.out.println("INSECURE: plaintext and no authentication; this cluster is open to "
+          + "anyone who can reach its ports");
+      System.out.println("export " + MastersOption.ENV + "=" + cluster.masterAddresses());
+    } else {
+      config = cluster.clientConfigFile();
+      System.out.printf("TLS and authentication required; clients read the CA and user "
+          + "from %s%n", config);
+      System.out.println("export " + MastersOption.ENV + "=" + cluster.masterAddresses() + " "
+          + MastersOption.CONFIG_ENV + "=" + config);
+    }
     System.out.printf("Ctrl-C (or kill %d) stops it%n", ProcessHandle.current().pid());
     System.out.flush();
     stopped.await();

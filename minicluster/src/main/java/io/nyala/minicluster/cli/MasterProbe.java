@@ -20,6 +20,7 @@ import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,6 +47,9 @@ final class MasterProbe {
   static final long DEFAULT_TIMEOUT_MS = 5000;
   /** Bounds each follow-up question (tablet server? web server?) about a refusing address. */
   private static final long IDENTIFY_TIMEOUT_MS = 2000;
+  /** The reason given when a server closed a plaintext connection: it requires TLS. */
+  private static final String PLAINTEXT_REFUSED = "the server closed the plaintext connection: "
+      + "it requires TLS, so the client needs the cluster's CA";
 
   private MasterProbe() {}
 
@@ -72,14 +76,15 @@ final class MasterProbe {
    *
    * @param masters comma-separated master addresses, as {@link MastersOption#get()} gives them
    * @param timeoutMs how long to wait for a first answer
+   * @param trustedCaFile the CA to trust over TLS, or null for plaintext
    * @throws NyalaException with a one-line message naming each address and what it is
    */
-  static void check(String masters, long timeoutMs) {
+  static void check(String masters, long timeoutMs, Path trustedCaFile) {
     List<HostPort> addrs = HostPort.parseList(masters, MasterServer.DEFAULT_RPC_PORT);
     if (addrs.isEmpty()) {
       throw NyalaException.invalidArgument("no master address in '%s'", masters);
     }
-    try (Channels channels = new Channels()) {
+    try (Channels channels = MastersOption.newChannels(trustedCaFile)) {
       Map<HostPort, CompletableFuture<GetMasterRegistrationResponsePB>> asks =
           new LinkedHashMap<>();
       CompletableFuture<HostPort> firstAnswer = new CompletableFuture<>();
@@ -108,14 +113,18 @@ final class MasterProbe {
           wrongKind.add(kind);
         } else {
           silent.add(e.getKey());
-          reason = reason == null ? reason(status) : reason;
+          reason = reason == null ? reason(status, trustedCaFile == null) : reason;
         }
       }
       if (!silent.isEmpty()) {
-        wrongKind.add(String.format("no master answered at %s within %s%s — is bin/nyala "
-            + "local-cluster running? (set --masters or %s)", HostPort.toString(silent),
-            seconds(timeoutMs), addrs.size() == 1 && reason != null ? " (" + reason + ")" : "",
-            MastersOption.ENV));
+        boolean tlsHint = reason != null && reason.equals(PLAINTEXT_REFUSED);
+        wrongKind.add(String.format("no master answered at %s within %s%s — %s",
+            HostPort.toString(silent), seconds(timeoutMs),
+            (addrs.size() == 1 || tlsHint) && reason != null ? " (" + reason + ")" : "",
+            tlsHint ? "pass --client-config or set " + MastersOption.CONFIG_ENV
+                + " (bin/nyala local-cluster prints the line to export)"
+                : "is bin/nyala local-cluster running? (set --masters or " + MastersOption.ENV
+                + ")"));
       }
       throw NyalaException.unavailable("%s", String.join("; ", wrongKind));
     }
@@ -156,7 +165,10 @@ final class MasterProbe {
     return null;
   }
 
-  /** A tablet server answers a keep-alive for an unknown scanner (with an error, but answers). */
+  /**
+   * A tablet server answers a keep-alive for an unknown scanner (with an error, but answers);
+   * one that requires authentication refuses it, which also shows the service is there.
+   */
   private static boolean isTabletServer(Channels channels, HostPort addr) {
     try {
       TabletServerServiceGrpc.newBlockingStub(channels.get(addr))
@@ -164,7 +176,8 @@ final class MasterProbe {
           .scannerKeepAlive(ScannerKeepAliveRequestPB.getDefaultInstance());
       return true;
     } catch (StatusRuntimeException e) {
-      return false;
+      Status.Code code = e.getStatus().getCode();
+      return code == Status.Code.PERMISSION_DENIED || code == Status.Code.UNAUTHENTICATED;
     }
   }
 
@@ -194,8 +207,16 @@ final class MasterProbe {
     return false;
   }
 
-  /** Why a single address did not answer, in a few words; null when gRPC does not say. */
-  private static String reason(Status status) {
+  /**
+   * Why a single address did not answer, in a few words; null when gRPC does not say. A
+   * plaintext caller's connection that the server closed or reset before any answer is what a
+   * server requiring TLS does to it: {@link #PLAINTEXT_REFUSED}.
+   */
+  private static String reason(Status status, boolean plaintext) {
+    if (plaintext && status.getCode() == Status.Code.UNAVAILABLE && (closedEarly(status)
+        || resetByPeer(status))) {
+      return PLAINTEXT_REFUSED;
+    }
     for (Throwable t = status.getCause(); t != null; t = t.getCause()) {
       if (t instanceof ConnectException) {
         return "connection refused";
@@ -206,6 +227,20 @@ final class MasterProbe {
     }
     String d = status.getDescription();
     return d != null && d.startsWith("Unable to resolve host") ? "unknown host" : null;
+  }
+
+  private static boolean closedEarly(Status s) {
+    return s.getDescription() != null
+        && s.getDescription().startsWith("Network closed for unknown reason");
+  }
+
+  private static boolean resetByPeer(Status s) {
+    for (Throwable t = s.getCause(); t != null; t = t.getCause()) {
+      if (t.getMessage() != null && t.getMessage().contains("Connection reset by peer")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String seconds(long ms) {

@@ -53,7 +53,7 @@ final class TableAlterCommand implements Callable<Integer> {
     if (renameTo != null) {
       o.renameTable(renameTo);
     }
-    try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
+    try (NyalaClient client = masters.clientBuilder().build()) {
       NyalaTable t = client.alterTable(table, o);
       System.out.printf("altered table '%s' (now '%s'): %s%n", table, t.getName(),
           t.getSchema());

@@ -38,7 +38,7 @@ final class TableCommand implements Runnable {
 
     @Override
     public Integer call() {
-      try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
+      try (NyalaClient client = masters.clientBuilder().build()) {
         List<String> names = new ArrayList<>(client.listTables());
         names.sort(null);
         names.forEach(System.out::println);
@@ -57,7 +57,7 @@ final class TableCommand implements Runnable {
 
     @Override
     public Integer call() {
-      try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
+      try (NyalaClient client = masters.clientBuilder().build()) {
         NyalaTable t = client.openTable(table);
         Schema s = t.getSchema();
         List<String> keyOnly = new ArrayList<>();
@@ -104,7 +104,7 @@ final class TableCommand implements Runnable {
     @Override
     public Integer call() {
       CliErrors.requireAtLeast(spec, "--limit", limit, 0);
-      try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
+      try (NyalaClient client = masters.clientBuilder().build()) {
         NyalaTable t = client.openTable(table);
         Schema projection = t.getSchema().project(columns);
         List<String> names = new ArrayList<>();

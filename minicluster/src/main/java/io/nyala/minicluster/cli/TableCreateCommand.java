@@ -3,19 +3,11 @@ package io.nyala.minicluster.cli;
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
-import io.nyala.client.master.MasterProxy;
-import io.nyala.client.rpc.Backoff;
-import io.nyala.client.rpc.Deadline;
-import io.nyala.client.rpc.Transport;
-import io.nyala.common.HostPort;
+import io.nyala.client.TabletServerInfo;
 import io.nyala.common.NyalaException;
-import io.nyala.common.proto.master.ListTabletServersRequestPB;
-import io.nyala.common.proto.master.ListTabletServersResponsePB;
-import io.nyala.common.proto.master.MasterServiceGrpc.MasterServiceStub;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
-import io.nyala.master.MasterServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -79,13 +71,12 @@ final class TableCreateCommand implements Callable<Integer> {
       throw NyalaException.invalidArgument("--replicas must not be negative, got %d", replicas);
     }
     List<String> hashed = hashColumns(schema, hashColumns);
-    String addrs = masters.get();
-    int rf = replicas > 0 ? replicas : defaultReplicas(liveTabletServers(addrs));
-    CreateTableOptions o = new CreateTableOptions().setNumReplicas(rf);
-    if (hashBuckets > 1) {
-      o.addHashPartitions(hashed, hashBuckets);
-    }
-    try (NyalaClient client = NyalaClient.builder(addrs).build()) {
+    try (NyalaClient client = masters.clientBuilder().build()) {
+      int rf = replicas > 0 ? replicas : defaultReplicas(liveTabletServers(client));
+      CreateTableOptions o = new CreateTableOptions().setNumReplicas(rf);
+      if (hashBuckets > 1) {
+        o.addHashPartitions(hashed, hashBuckets);
+      }
       NyalaTable t = client.createTable(table, schema, o);
       System.out.printf("created table '%s': %s, %s, %s each%n", t.getName(),
           count(t.getSchema().columnCount(), "column"),
@@ -210,19 +201,7 @@ final class TableCreateCommand implements Callable<Integer> {
    * How many tablet servers the leader master counts as live, asked as {@code perf loadgen}
    * and {@code tserver list} ask it (ListTabletServers).
    */
-  static long liveTabletServers(String masterAddresses) {
-    ListTabletServersResponsePB resp;
-    try (Transport transport = new Transport()) {
-      MasterProxy proxy = new MasterProxy(
-          HostPort.parseList(masterAddresses, MasterServer.DEFAULT_RPC_PORT), transport,
-          Backoff.DEFAULT, 3000);
-      resp = proxy.call("ListTabletServers", ListTabletServersRequestPB.getDefaultInstance(),
-          MasterServiceStub::listTabletServers, ListTabletServersResponsePB::getError,
-          Deadline.after(10_000)).join();
-    } catch (RuntimeException e) {
-      throw NyalaException.from(e);
-    }
-    return resp.getServersList().stream().filter(ListTabletServersResponsePB.Entry::getLive)
-        .count();
+  static long liveTabletServers(NyalaClient client) {
+    return client.listTabletServers().stream().filter(TabletServerInfo::live).count();
   }
 }

@@ -17,7 +17,7 @@ final class TableDeleteCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (NyalaClient client = NyalaClient.builder(masters.get()).build()) {
+    try (NyalaClient client = masters.clientBuilder().build()) {
       client.deleteTable(table); // NOT_FOUND "table 'x' not found" reaches the CLI's handler
       System.out.printf("deleted table '%s'%n", table);
     }

@@ -3,7 +3,6 @@ package io.nyala.minicluster.cli;
 import io.nyala.client.NyalaClient;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.master.MasterProxy;
-import io.nyala.client.rpc.Backoff;
 import io.nyala.client.rpc.Deadline;
 import io.nyala.client.rpc.Transport;
 import io.nyala.common.HostPort;
@@ -20,7 +19,6 @@ import io.nyala.common.proto.master.TSInfoPB;
 import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
 import io.nyala.common.schema.ColumnSchema;
-import io.nyala.master.MasterServer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,16 +53,13 @@ final class TableDescribeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String addrs = masters.get();
     NyalaTable t;
-    try (NyalaClient client = NyalaClient.builder(addrs).build()) {
+    try (NyalaClient client = masters.clientBuilder().build()) {
       t = client.openTable(table);
     }
     GetTableLocationsResponsePB locs;
-    try (Transport transport = new Transport()) {
-      MasterProxy master = new MasterProxy(
-          HostPort.parseList(addrs, MasterServer.DEFAULT_RPC_PORT), transport, Backoff.DEFAULT,
-          Math.min(timeoutMs, 3000));
+    try (Transport transport = masters.newTransport()) {
+      MasterProxy master = masters.masterProxy(transport, Math.min(timeoutMs, 3000));
       locs = master.call("GetTableLocations", GetTableLocationsRequestPB.newBuilder()
               .setTable(TableIdentifierPB.newBuilder().setTableId(t.getTableId()))
               .setMaxReturnedLocations(Integer.MAX_VALUE).build(),

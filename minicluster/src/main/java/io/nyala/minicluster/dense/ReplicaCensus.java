@@ -33,13 +33,15 @@ public final class ReplicaCensus implements AutoCloseable {
       "(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*\\})? ([0-9.eE+-]+|NaN)$");
 
   private final MiniCluster cluster;
-  private final Channels channels = new Channels();
+  /** Present the harness's certificate under TLS: ListTablets needs a user or a server. */
+  private final Channels channels;
   private final HttpClient http = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
 
   /** A census of {@code cluster}'s servers. */
   public ReplicaCensus(MiniCluster cluster) {
     this.cluster = cluster;
+    this.channels = cluster.newHarnessChannels();
   }
 
   /**

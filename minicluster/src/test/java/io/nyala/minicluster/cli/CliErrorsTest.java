@@ -58,7 +58,8 @@ class CliErrorsTest {
   void aTabletServersRpcAddressIsNamedAsSuch() {
     String ts = tabletServer().rpcAddress().toString();
 
-    CliRun run = CliRun.nyala("cluster", "ksck", "--masters", ts);
+    CliRun run = CliRun.nyala("cluster", "ksck", "--masters", ts, "--client-config",
+        cluster.clientConfigFile().toString());
 
     assertOneLineError(run, 1).contains(ts).contains("tablet server's RPC address")
         .contains("7051");
@@ -77,9 +78,19 @@ class CliErrorsTest {
 
   @Test
   void theRightAddressStillWorks() {
-    CliRun run = CliRun.nyala("table", "list", "--masters", cluster.masterAddresses());
+    CliRun run = CliRun.nyala("table", "list", "--masters", cluster.masterAddresses(),
+        "--client-config", cluster.clientConfigFile().toString());
 
     assertThat(run.status()).as(run.err()).isZero();
+  }
+
+  @Test
+  void withoutTheClientConfigATlsClusterIsNamedAsTheReason() {
+    CliRun run = CliRun.nyala("table", "list", "--masters", cluster.masterAddresses());
+
+    assertOneLineError(run, 1).contains("no master answered at " + cluster.masterAddresses())
+        .contains("requires TLS").contains("--client-config")
+        .contains(MastersOption.CONFIG_ENV);
   }
 
   @Test

@@ -56,12 +56,20 @@ class ClusterKsckCommandTest {
         session.apply(op);
       }
       session.close();
-      String masters = c.masterAddresses();
+      String config = c.clientConfigFile().toString();
       await().atMost(Duration.ofSeconds(20)).until(
-          () -> CliRun.nyala("cluster", "ksck", "--masters", masters).status() == 0);
-      CliRun healthy = CliRun.nyala("cluster", "ksck", "--masters", masters);
+          () -> CliRun.nyala("cluster", "ksck", "--client-config", config).status() == 0);
+      CliRun healthy = CliRun.nyala("cluster", "ksck", "--client-config", config);
       assertThat(healthy.out()).contains("2 tablets, 0 not healthy").doesNotContain("FAILED");
       assertThat(healthy.out().lines().filter(l -> l.contains(" RUNNING "))).hasSize(6);
+      // The list commands over TLS, as the user of the client config (ClusterListCommandsTest
+      // runs them plaintext).
+      CliRun masters = CliRun.nyala("master", "list", "--client-config", config);
+      assertThat(masters.status()).as(masters.err()).isZero();
+      assertThat(masters.out()).contains(c.master(0).uuid()).contains("LEADER");
+      CliRun tservers = CliRun.nyala("tserver", "list", "--client-config", config);
+      assertThat(tservers.status()).as(tservers.err()).isZero();
+      assertThat(tservers.out().lines().filter(l -> l.contains(" live "))).hasSize(3);
 
       String tablet = c.inProcessTabletServer(0).tabletManager().replicas().iterator().next()
           .tabletId();
@@ -75,7 +83,7 @@ class ClusterKsckCommandTest {
       c.startTabletServer(0);
 
       await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        CliRun run = CliRun.nyala("cluster", "ksck", "--masters", masters);
+        CliRun run = CliRun.nyala("cluster", "ksck", "--client-config", config);
         assertThat(run.status()).as(run.out()).isEqualTo(1);
         assertThat(run.out()).contains("2 tablets, 1 not healthy");
         assertThat(run.out().lines().filter(l -> l.contains(" FAILED ")).toList())
@@ -94,10 +102,10 @@ class ClusterKsckCommandTest {
         NyalaClient client = c.newClient()) {
       client.createTable("cold", SCHEMA, new CreateTableOptions()
           .addHashPartitions(List.of("id"), 2).setNumReplicas(3));
-      String masters = c.masterAddresses();
+      String config = c.clientConfigFile().toString();
 
       await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
-        CliRun run = CliRun.nyala("cluster", "ksck", "--masters", masters);
+        CliRun run = CliRun.nyala("cluster", "ksck", "--client-config", config);
         assertThat(run.status()).as(run.out()).isZero();
         assertThat(run.out()).contains("2 tablets, 0 not healthy").doesNotContain("NO LEADER");
         assertThat(run.out().lines().filter(l -> l.contains(" HIBERNATED "))).hasSize(6);

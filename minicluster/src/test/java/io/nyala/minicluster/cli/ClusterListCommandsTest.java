@@ -25,23 +25,23 @@ class ClusterListCommandsTest {
   void listsMastersWithRolesAndTabletServersWithLiveness() {
     try (MiniCluster c = MiniCluster.builder().numMasters(3).numTabletServers(2)
         .dataRoot(dir.resolve("c")).build()) {
-      String masters = c.masterAddresses();
+      String config = c.clientConfigFile().toString();
       await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        List<String> rows = rows(CliRun.nyala("master", "list", "--masters", masters));
+        List<String> rows = rows(CliRun.nyala("master", "list", "--client-config", config));
         assertThat(rows).hasSize(4);
         assertThat(rows.stream().filter(r -> r.contains(" LEADER "))).hasSize(1);
         assertThat(rows.stream().filter(r -> r.contains(" FOLLOWER "))).hasSize(2);
       });
-      String leaderRow = rows(CliRun.nyala("master", "list", "--masters", masters)).stream()
+      String leaderRow = rows(CliRun.nyala("master", "list", "--client-config", config)).stream()
           .filter(r -> r.contains(" LEADER ")).findFirst().orElseThrow();
       int leader = c.leaderMasterIndex();
       assertThat(leaderRow).startsWith(c.master(leader).uuid())
           .contains(c.master(leader).rpcAddress().toString());
 
       // Any one master is enough to find the leader.
-      CliRun ts = CliRun.nyala("tserver", "list", "--masters",
+      CliRun ts = CliRun.nyala("tserver", "list", "--client-config", config, "--masters",
           c.master((leader + 1) % 3).rpcAddress().toString());
-      assertThat(ts.status()).isZero();
+      assertThat(ts.status()).as(ts.err()).isZero();
       List<String> tsRows = rows(ts);
       assertThat(tsRows).hasSize(3);
       assertThat(tsRows.get(0)).contains("UUID", "STATE", "LAST_HB", "TABLETS", "REPLICAS",
@@ -52,14 +52,15 @@ class ClusterListCommandsTest {
       }
 
       c.stopMaster((leader + 1) % 3);
-      CliRun oneDown = CliRun.nyala("master", "list", "--masters", masters);
+      CliRun oneDown = CliRun.nyala("master", "list", "--client-config", config);
       assertThat(oneDown.status()).as("exit status with two of three masters answering")
           .isZero();
       assertThat(rows(oneDown).stream().filter(r -> r.contains(" UNREACHABLE "))).hasSize(1);
 
       // None answering is a failure, said on stderr, not a table of UNREACHABLE rows and 0.
       String down = c.master((leader + 1) % 3).rpcAddress().toString();
-      CliRun none = CliRun.nyala("master", "list", "--masters", down, "--timeout-ms", "500");
+      CliRun none = CliRun.nyala("master", "list", "--client-config", config, "--masters", down,
+          "--timeout-ms", "500");
       assertThat(none.status()).isEqualTo(1);
       assertThat(none.err()).contains("error: no master answered at " + down);
     }

@@ -27,7 +27,7 @@ class LoadgenCommandTest {
   }
 
   private static CliRun loadgen(String table, String... more) {
-    String[] base = {"perf", "loadgen", "--masters", cluster.masterAddresses(), "--table", table};
+    String[] base = {"perf", "loadgen", "--client-config", config(), "--table", table};
     String[] args = new String[base.length + more.length];
     System.arraycopy(base, 0, args, 0, base.length);
     System.arraycopy(more, 0, args, base.length, more.length);
@@ -78,8 +78,22 @@ class LoadgenCommandTest {
     assertThat(run.err()).contains("--flush-mode").contains("SOMETIMES");
   }
 
+  @Test
+  void itsOwnMiniclusterRunsTlsUnlessToldNot() {
+    CliRun plain = CliRun.nyala("perf", "loadgen", "--minicluster", "--tls", "false",
+        "--table", "p", "--rows", "5");
+    assertThat(plain.status()).as(plain.err()).isZero();
+    assertThat(plain.out()).contains(", plaintext)").doesNotContain("TLS")
+        .contains("5 rows written to 'p'");
+  }
+
+  /** The cluster's client config file: masters, CA and user (TLS and authentication on). */
+  private static String config() {
+    return cluster.clientConfigFile().toString();
+  }
+
   private static String rowCount(String table) {
-    CliRun count = CliRun.nyala("table", "count", "--masters", cluster.masterAddresses(), table);
+    CliRun count = CliRun.nyala("table", "count", "--client-config", config(), table);
     assertThat(count.status()).as(count.err()).isZero();
     String[] lines = count.out().strip().split("\n");
     return lines[lines.length - 1].strip();

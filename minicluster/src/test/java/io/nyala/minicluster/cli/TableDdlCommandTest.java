@@ -41,12 +41,13 @@ class TableDdlCommandTest {
       + "timestamp";
 
   private static MiniCluster cluster;
-  private static String masters;
+  /** The cluster's client config file: masters, CA and user (TLS and authentication on). */
+  private static String config;
 
   @BeforeAll
   static void startCluster() {
     cluster = MiniCluster.builder().numMasters(1).numTabletServers(3).build();
-    masters = cluster.masterAddresses();
+    config = cluster.clientConfigFile().toString();
   }
 
   @AfterAll
@@ -58,7 +59,7 @@ class TableDdlCommandTest {
 
   @Test
   void createDescribeWriteCountDelete() {
-    CliRun create = CliRun.nyala("table", "create", "people", "--masters", masters,
+    CliRun create = CliRun.nyala("table", "create", "people", "--client-config", config,
         "--schema", "id:int64 key, name:string, score:double null");
     assertThat(create.status()).as(create.err()).isZero();
     assertThat(create.out())
@@ -70,7 +71,7 @@ class TableDdlCommandTest {
       tservers.add(cluster.tabletServer(i).uuid());
     }
     await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-      CliRun d = CliRun.nyala("table", "describe", "people", "--masters", masters);
+      CliRun d = CliRun.nyala("table", "describe", "people", "--client-config", config);
       assertThat(d.status()).as(d.err()).isZero();
       List<String> lines = d.out().lines().toList();
       assertThat(lines.get(0)).startsWith("table 'people' (id ")
@@ -103,7 +104,7 @@ class TableDdlCommandTest {
       assertThat(d.out()).doesNotContain("no leader");
     });
 
-    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+    try (NyalaClient client = cluster.clientBuilder().build()) {
       NyalaTable t = client.openTable("people");
       NyalaSession session = client.newSession();
       for (long id = 0; id < 5; id++) {
@@ -117,24 +118,24 @@ class TableDdlCommandTest {
       }
       session.close();
     }
-    CliRun count = CliRun.nyala("table", "count", "people", "--masters", masters);
+    CliRun count = CliRun.nyala("table", "count", "people", "--client-config", config);
     assertThat(count.status()).as(count.err()).isZero();
     assertThat(count.out().strip()).isEqualTo("5");
 
-    CliRun delete = CliRun.nyala("table", "delete", "people", "--masters", masters);
+    CliRun delete = CliRun.nyala("table", "delete", "people", "--client-config", config);
     assertThat(delete.status()).as(delete.err()).isZero();
     assertThat(delete.out()).isEqualTo("deleted table 'people'\n");
-    CliRun list = CliRun.nyala("table", "list", "--masters", masters);
+    CliRun list = CliRun.nyala("table", "list", "--client-config", config);
     assertThat(list.status()).isZero();
     assertThat(list.out().lines()).doesNotContain("people");
   }
 
   @Test
   void newTypesAreDescribedAndPrintedAsWritten() {
-    CliRun create = CliRun.nyala("table", "create", "ledger", "--masters", masters, "--schema",
+    CliRun create = CliRun.nyala("table", "create", "ledger", "--client-config", config, "--schema",
         "day:date key, amount:decimal(10,2) key, code:varchar(8), at:timestamp null");
     assertThat(create.status()).as(create.err()).isZero();
-    CliRun d = CliRun.nyala("table", "describe", "ledger", "--masters", masters);
+    CliRun d = CliRun.nyala("table", "describe", "ledger", "--client-config", config);
     assertThat(d.status()).as(d.err()).isZero();
     assertThat(section(d.out().lines().toList(), "columns:")).containsExactly(
         List.of("NAME", "TYPE", "KEY", "NULLABLE", "DEFAULT"),
@@ -142,7 +143,7 @@ class TableDdlCommandTest {
         List.of("amount", "decimal(10,2)", "key", "not null", "-"),
         List.of("code", "varchar(8)", "-", "not null", "-"),
         List.of("at", "timestamp", "-", "null", "-"));
-    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+    try (NyalaClient client = cluster.clientBuilder().build()) {
       Operation op = client.openTable("ledger").newInsert();
       op.getRow().addDate("day", LocalDate.of(1969, 7, 20))
           .addDecimal("amount", new BigDecimal("-1234.5"))
@@ -151,11 +152,11 @@ class TableDdlCommandTest {
       OperationResponse r = client.newSession().apply(op);
       assertThat(r.hasRowError()).as(String.valueOf(r)).isFalse();
     }
-    CliRun scan = CliRun.nyala("table", "scan", "ledger", "--masters", masters);
+    CliRun scan = CliRun.nyala("table", "scan", "ledger", "--client-config", config);
     assertThat(scan.status()).as(scan.err()).isZero();
     assertThat(scan.out()).isEqualTo("day\tamount\tcode\tat\n"
         + "1969-07-20\t-1234.50\tapollo\t1969-07-20T20:17:40.000001Z\n");
-    CliRun delete = CliRun.nyala("table", "delete", "ledger", "--masters", masters);
+    CliRun delete = CliRun.nyala("table", "delete", "ledger", "--client-config", config);
     assertThat(delete.status()).as(delete.err()).isZero();
   }
 
@@ -164,7 +165,7 @@ class TableDdlCommandTest {
     Schema schema = new Schema(List.of(
         ColumnSchema.builder("day", Type.INT64).key(true).build(),
         ColumnSchema.builder("id", Type.INT64).key(true).build()));
-    try (NyalaClient client = NyalaClient.builder(masters).build()) {
+    try (NyalaClient client = cluster.clientBuilder().build()) {
       client.createTable("daily", schema, new CreateTableOptions()
           .setNumReplicas(1).addHashPartitions(List.of("id"), 2)
           .setRangePartitionColumns(List.of("day"))
@@ -173,7 +174,7 @@ class TableDdlCommandTest {
           .addRangePartition(schema.newPartialRow().addLong("day", 2),
               schema.newPartialRow()));
     }
-    CliRun d = CliRun.nyala("table", "describe", "daily", "--masters", masters);
+    CliRun d = CliRun.nyala("table", "describe", "daily", "--client-config", config);
     assertThat(d.status()).as(d.err()).isZero();
     List<String> lines = d.out().lines().toList();
     assertThat(lines).contains("partitioning: hash(id) into 2 buckets x range(day) in 2 ranges");
@@ -184,27 +185,27 @@ class TableDdlCommandTest {
         .containsExactly("bucket 0 range [(day=1), (day=2))",
             "bucket 0 range [(day=2), unbounded)", "bucket 1 range [(day=1), (day=2))",
             "bucket 1 range [(day=2), unbounded)");
-    assertThat(CliRun.nyala("table", "delete", "daily", "--masters", masters).status())
+    assertThat(CliRun.nyala("table", "delete", "daily", "--client-config", config).status())
         .isZero();
   }
 
   @Test
   void optionsSetBucketsHashColumnsAndReplicas() {
-    CliRun create = CliRun.nyala("table", "create", "events", "--masters", masters,
+    CliRun create = CliRun.nyala("table", "create", "events", "--client-config", config,
         "--schema", "host:string key, ts:unixtime_micros key, v:int32 null",
         "--hash-buckets", "3", "--hash-columns", "host", "--replicas", "1");
     assertThat(create.status()).as(create.err()).isZero();
     assertThat(create.out())
         .isEqualTo("created table 'events': 3 columns, 3 tablets, 1 replica each\n");
-    CliRun d = CliRun.nyala("table", "describe", "events", "--masters", masters);
+    CliRun d = CliRun.nyala("table", "describe", "events", "--client-config", config);
     assertThat(d.out()).contains("partitioning: hash(host) into 3 buckets");
-    assertThat(CliRun.nyala("table", "delete", "events", "--masters", masters).status())
+    assertThat(CliRun.nyala("table", "delete", "events", "--client-config", config).status())
         .isZero();
   }
 
   @Test
   void unknownTypeListsTheValidOnes() {
-    CliRun r = CliRun.nyala("table", "create", "t1", "--masters", masters,
+    CliRun r = CliRun.nyala("table", "create", "t1", "--client-config", config,
         "--schema", "id:int64 key, name:text");
     assertOneLineError(r, "--schema column 'name:text': unknown type 'text' ("
         + VALID_TYPES + ")");
@@ -212,11 +213,11 @@ class TableDdlCommandTest {
 
   @Test
   void unknownHashColumnListsTheColumns() {
-    CliRun r = CliRun.nyala("table", "create", "t2", "--masters", masters,
+    CliRun r = CliRun.nyala("table", "create", "t2", "--client-config", config,
         "--schema", "id:int64 key, name:string", "--hash-columns", "nme");
     assertOneLineError(r, "--hash-columns: unknown column 'nme' (columns: id, name; "
         + "key columns: id)");
-    CliRun nonKey = CliRun.nyala("table", "create", "t2", "--masters", masters,
+    CliRun nonKey = CliRun.nyala("table", "create", "t2", "--client-config", config,
         "--schema", "id:int64 key, name:string", "--hash-columns", "name");
     assertOneLineError(nonKey,
         "--hash-columns: 'name' is not a key column (key columns: id)");
@@ -224,22 +225,23 @@ class TableDdlCommandTest {
 
   @Test
   void creatingATableTwiceFails() {
-    String[] args = {"table", "create", "dup", "--masters", masters, "--schema", "k:int32 key",
+    String[] args = {"table", "create", "dup", "--client-config", config, "--schema", "k:int32 key",
         "--hash-buckets", "1"};
     CliRun first = CliRun.nyala(args);
     assertThat(first.status()).as(first.err()).isZero();
     assertThat(first.out())
         .isEqualTo("created table 'dup': 1 column, 1 tablet, 3 replicas each\n");
     assertOneLineError(CliRun.nyala(args), "table 'dup' already exists");
-    assertThat(CliRun.nyala("table", "delete", "dup", "--masters", masters).status()).isZero();
+    assertThat(CliRun.nyala("table", "delete", "dup", "--client-config", config).status()).isZero();
   }
 
   @Test
   void deletingAMissingTableFails() {
-    CliRun r = CliRun.nyala("table", "delete", "no_such_table", "--masters", masters);
+    CliRun r = CliRun.nyala("table", "delete", "no_such_table", "--client-config", config);
     assertThat(r.status()).isEqualTo(1);
     assertOneLineError(r, "table 'no_such_table' not found");
-    assertOneLineError(CliRun.nyala("table", "describe", "no_such_table", "--masters", masters),
+    assertOneLineError(
+        CliRun.nyala("table", "describe", "no_such_table", "--client-config", config),
         "table 'no_such_table' not found");
   }
 
