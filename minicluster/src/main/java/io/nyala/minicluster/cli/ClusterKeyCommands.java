@@ -79,7 +79,7 @@ final class ClusterKeyCommands {
         throw NyalaException.invalidArgument("--tls_cert_file needs --trusted_ca_file");
       }
       addrs = HostPort.parseList(MastersOption.resolve(masters.masters,
-          System.getenv(MastersOption.ENV)), DEFAULT_MASTER_PORT);
+          System.getenv(MastersOption.ENV), null), DEFAULT_MASTER_PORT);
     }
 
     Channels channels() {
