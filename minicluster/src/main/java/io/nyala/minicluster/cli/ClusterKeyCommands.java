@@ -45,16 +45,13 @@ final class ClusterKeyCommands {
 
     @Option(names = "--tls_cert_file", paramLabel = "FILE", description = "A certificate of "
         + "the cluster's CA to present (a cluster with --rpc_authentication=required serves "
-        + "these calls to servers only); with --tls_key_file and --trusted_ca_file.")
+        + "these calls to servers only); with --tls_key_file and a trusted CA (--trusted-ca-file "
+        + "or the client config's). Without a trusted CA, plaintext.")
     Path tlsCert;
 
     @Option(names = "--tls_key_file", paramLabel = "FILE",
         description = "The private key of --tls_cert_file (PEM).")
     Path tlsKey;
-
-    @Option(names = "--trusted_ca_file", paramLabel = "FILE", description = "The cluster's CA "
-        + "certificate: talk TLS to the masters. Without it, plaintext.")
-    Path trustedCa;
 
     @Option(names = "--timeout-ms", defaultValue = "600000", description = "How long to wait "
         + "for every server to move before giving up (default ${DEFAULT-VALUE}).")
@@ -67,6 +64,8 @@ final class ClusterKeyCommands {
     @Spec CommandSpec spec;
 
     List<HostPort> addrs;
+    /** The CA to trust: {@code --trusted-ca-file}, else the client config's; null for none. */
+    Path trustedCa;
 
     /** The master addresses, after checking the options shared by both commands. */
     void checkOptions() {
@@ -75,11 +74,13 @@ final class ClusterKeyCommands {
       if ((tlsCert == null) != (tlsKey == null)) {
         throw NyalaException.invalidArgument("--tls_cert_file and --tls_key_file go together");
       }
+      trustedCa = masters.config().trustedCaFile();
       if (tlsCert != null && trustedCa == null) {
-        throw NyalaException.invalidArgument("--tls_cert_file needs --trusted_ca_file");
+        throw NyalaException.invalidArgument("--tls_cert_file needs a trusted CA: "
+            + "--trusted-ca-file, or a client config that names one");
       }
       addrs = HostPort.parseList(MastersOption.resolve(masters.masters,
-          System.getenv(MastersOption.ENV), null), DEFAULT_MASTER_PORT);
+          System.getenv(MastersOption.ENV), masters.config().masters()), DEFAULT_MASTER_PORT);
     }
 
     Channels channels() {
