@@ -95,7 +95,8 @@ class WebAndMetricsIT {
         count(get(tableUrl).body(), ">LEADER<") == 2);
     HttpResponse<String> table = get(tableUrl);
     assertThat(table.statusCode()).isEqualTo(200);
-    Matcher replica = Pattern.compile("<tr>(?:(?!</tr>).)*<a href=\"(http://[^\"]+)\" "
+    // Links between servers are scheme-relative (//host:port/): the browser keeps the page's.
+    Matcher replica = Pattern.compile("<tr>(?:(?!</tr>).)*<a href=\"(//[^\"]+)\" "
         + "title=\"([0-9a-f]+)\">([^<]+)</a></td><td>(LEADER|FOLLOWER)</td><td>RUNNING</td></tr>")
         .matcher(table.body());
     int rows = 0;
@@ -104,11 +105,11 @@ class WebAndMetricsIT {
       ServerInfo ts = tservers.get(replica.group(3));
       assertThat(ts).as("replica row names a tablet server: " + replica.group()).isNotNull();
       assertThat(replica.group(2)).isEqualTo(ts.uuid());
-      assertThat(replica.group(1)).isEqualTo(ts.webUrl() + "/");
-      HttpResponse<String> tsPage = get(replica.group(1));
+      assertThat("http:" + replica.group(1)).isEqualTo(ts.webUrl() + "/");
+      HttpResponse<String> tsPage = get("http:" + replica.group(1));
       assertThat(tsPage.statusCode()).isEqualTo(200);
       assertThat(tsPage.body()).contains(ts.name())
-          .contains("<a href=\"" + master.webUrl() + "/\">");
+          .contains("<a href=\"" + master.webUrl().substring("http:".length()) + "/\">");
       // 2 tablets x 3 replicas on 3 tablet servers: each lists both, by table name and state.
       String tsTablets = get(ts.webUrl() + link(tsPage.body(), "Tablets")).body();
       assertThat(count(tsTablets, "<td>web</td><td>")).as(tsTablets).isEqualTo(2);
