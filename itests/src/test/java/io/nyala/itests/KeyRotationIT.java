@@ -1,6 +1,7 @@
 package io.nyala.itests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
@@ -20,6 +21,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -168,27 +170,20 @@ class KeyRotationIT {
     }
   }
 
-  private static void awaitRows(Set<Long> acked, int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (acked.size() < n) {
-      assertThat(System.nanoTime() - deadline).as("%d rows acknowledged", n).isNegative();
-      Thread.sleep(50);
-    }
+  private static void awaitRows(Set<Long> acked, int n) {
+    await(n + " rows acknowledged").atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50)).until(() -> acked.size() >= n);
   }
 
   /** Waits until the leader master has heard tablet server {@code uuid} report {@code v}. */
-  private static void awaitMoved(MiniCluster cluster, String uuid, int v)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (true) {
-      TSDescriptor d = cluster.inProcessMaster(cluster.leaderMasterIndex()).tsManager().get(uuid);
-      if (d != null && d.clusterKeyVersion() == v) {
-        return;
-      }
-      assertThat(System.nanoTime() - deadline).as("%s reports version %d", uuid, v)
-          .isNegative();
-      Thread.sleep(100);
-    }
+  private static void awaitMoved(MiniCluster cluster, String uuid, int v) {
+    // Exceptions are ignored while no master leads (leaderMasterIndex is then -1).
+    await(uuid + " reports version " + v).atMost(Duration.ofSeconds(120)).ignoreExceptions()
+        .pollInterval(Duration.ofMillis(100)).until(() -> {
+          TSDescriptor d = cluster.inProcessMaster(cluster.leaderMasterIndex()).tsManager()
+              .get(uuid);
+          return d != null && d.clusterKeyVersion() == v;
+        });
   }
 
   /**
