@@ -97,7 +97,15 @@ public final class CatalogLeadership {
   private void barrierDone(long term, Throwable t) {
     CatalogLeadershipState becoming = new CatalogLeadershipState.Becoming(term);
     if (t == null && catalog.leaderTerm() == term && state.isBecomingAt(term)) {
-      onReady.run();
+      try {
+        onReady.run();
+      } catch (RuntimeException e) {
+        // Left "becoming", no later poll of this term would try again and the master would lead
+        // the catalog without ever serving: go back, and the next poll starts over.
+        LOG.warn("could not start serving as the sys catalog leader in term {}", term, e);
+        compareAndSet(becoming, CatalogLeadershipState.FOLLOWER);
+        return;
+      }
       if (compareAndSet(becoming, new CatalogLeadershipState.Ready(term))) {
         LOG.info("sys catalog leader in term {}, cluster id {}", term,
             catalog.read(CatalogState::clusterId));
