@@ -41,7 +41,10 @@ final class ReplicaCreator {
     this.listener = listener;
   }
 
-  /** See {@link TabletManager#createTablet}; the caller serialises creates and deletes. */
+  /**
+   * See {@link TabletManager#createTablet}; the caller serialises creates and deletes of one
+   * tablet (those of different tablets run in parallel).
+   */
   void create(CreateTabletRequestPB req) {
     String id = req.getTabletId();
     RaftIds.groupId(id); // validates the id
