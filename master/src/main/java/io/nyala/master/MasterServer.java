@@ -48,6 +48,8 @@ public class MasterServer extends ServerBase {
   public static final int DEFAULT_WEB_PORT = 8051;
   /** How often leadership is checked and CREATING tablets are swept. */
   private static final long TICK_MS = 100;
+  /** A background pass this long is logged with where its time went. */
+  private static final long SLOW_TICK_MS = 2_000;
   private static final long ADMIN_RPC_DEADLINE_MS = 10_000;
 
   private final MasterOptions masterOptions;
@@ -154,19 +156,35 @@ public class MasterServer extends ServerBase {
   }
 
   private void tick() {
+    long start = System.nanoTime();
+    long[] laps = new long[3];
     try {
       catalogManager.tick();
+      laps[0] = System.nanoTime();
       if (catalogManager.leadership().isReady()) {
         tokens.refresh();
         reReplicator.sweep();
       } else {
         tokens.followStored(storedTokenKeys.publicKeys());
       }
+      laps[1] = System.nanoTime();
       keyRotator.tick();
+      laps[2] = System.nanoTime();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
       LOG.warn("master background pass failed", e);
     }
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    if (ms >= SLOW_TICK_MS) {
+      // Leadership is followed on this thread too: a slow pass delays serving as the leader.
+      LOG.warn("master background pass took {} ms (catalog and leadership {} ms, tokens and "
+          + "re-replication {} ms, cluster key {} ms; 0 where the pass failed first)", ms,
+          lap(start, laps[0]), lap(laps[0], laps[1]), lap(laps[1], laps[2]));
+    }
+  }
+
+  private static long lap(long from, long to) {
+    return to == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(to - from);
   }
 
   @Override
