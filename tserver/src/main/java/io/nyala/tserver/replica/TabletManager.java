@@ -179,8 +179,10 @@ public final class TabletManager {
 
   /**
    * The lock serialising creates and deletes of {@code tabletId}. Those of different tablets run
-   * in parallel, so one create's metadata fsyncs do not wait for another's; Ratis still adds
-   * groups one at a time, which sets the pace (docs/dense-nodes.md, "Creating many replicas").
+   * in parallel: a create waits on several fsyncs (metadata, Raft storage), and a burst of
+   * CreateTablet calls for a new table, one at a time under one lock, held the RPC service
+   * threads for seconds and kept writes queued behind them (docs/dense-nodes.md, "Creating
+   * many replicas").
    */
   private Object lockOf(String tabletId) {
     return tabletLocks[Math.floorMod(tabletId.hashCode(), tabletLocks.length)];
