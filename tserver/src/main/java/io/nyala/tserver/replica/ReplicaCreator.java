@@ -41,10 +41,7 @@ final class ReplicaCreator {
     this.listener = listener;
   }
 
-  /**
-   * See {@link TabletManager#createTablet}; the caller serialises creates and deletes of one
-   * tablet (those of different tablets run in parallel).
-   */
+  /** See {@link TabletManager#createTablet}; the caller serialises creates and deletes. */
   void create(CreateTabletRequestPB req) {
     String id = req.getTabletId();
     RaftIds.groupId(id); // validates the id

@@ -44,8 +44,8 @@ final class TabletDeleter {
   }
 
   /**
-   * Deletes the replica of {@code tabletId} (the caller serialises deletes and creates of it)
-   * and returns how long each step took.
+   * Deletes the replica of {@code tabletId} (caller serialises deletes and creates) and returns
+   * how long each step took.
    */
   DeleteTimings delete(String tabletId, String reason) {
     TabletReplica r = replicas.get(tabletId);

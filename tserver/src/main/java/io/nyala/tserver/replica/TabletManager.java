@@ -36,8 +36,6 @@ public final class TabletManager {
   /** Next to the Raft dir: group dirs of hibernated replicas (docs/dense-nodes.md). */
   public static final String HIBERNATED_RAFT_DIR = "raft-hibernated";
 
-  /** Stripes of the create/delete lock: enough that a new table's creates rarely share one. */
-  private static final int LOCK_STRIPES = 64;
   private final HostedReplicas replicas = new HostedReplicas();
   private final TabletStateMachine.Listener listener;
   private final TabletMetadataFiles metadata;
@@ -48,8 +46,6 @@ public final class TabletManager {
   private final ReplicaCreator creator;
   private final TabletDeleter deleter;
   private final StateMachineEvents events;
-  /** Striped by tablet id; see {@link #lockOf}. */
-  private final Object[] tabletLocks = new Object[LOCK_STRIPES];
   /** Opens a hibernated replica's group again (set by the server; see {@link #use}). */
   private volatile Consumer<TabletReplica> waker = r -> {
     throw NyalaException.illegalState("tablet %s is hibernated and this server cannot wake it",
@@ -76,9 +72,6 @@ public final class TabletManager {
     this.creator = new ReplicaCreator(serverUuid, replicas, metadata, tabletKeys, factory,
         groups, listener);
     this.events = new StateMachineEvents(replicas, metadata, groups, listener);
-    for (int i = 0; i < tabletLocks.length; i++) {
-      tabletLocks[i] = new Object();
-    }
   }
 
   /** Step 1 of a start, before Ratis exists (see {@link StartupRecovery}). */
@@ -164,28 +157,13 @@ public final class TabletManager {
    * replica (re-replication) gets a group with an empty peer list, which the leader's
    * ChangeConfig then adds; its request need not list this server.
    */
-  public void createTablet(CreateTabletRequestPB req) {
-    synchronized (lockOf(req.getTabletId())) {
-      creator.create(req);
-    }
+  public synchronized void createTablet(CreateTabletRequestPB req) {
+    creator.create(req);
   }
 
   /** Deletes a replica, crash-safely (see {@link TabletDeleter}); returns each step's time. */
-  public DeleteTimings deleteTablet(String tabletId, String reason) {
-    synchronized (lockOf(tabletId)) {
-      return deleter.delete(tabletId, reason);
-    }
-  }
-
-  /**
-   * The lock serialising creates and deletes of {@code tabletId}. Those of different tablets run
-   * in parallel: a create waits on several fsyncs (metadata, Raft storage), and a burst of
-   * CreateTablet calls for a new table, one at a time under one lock, held the RPC service
-   * threads for seconds and kept writes queued behind them (docs/dense-nodes.md, "Creating
-   * many replicas").
-   */
-  private Object lockOf(String tabletId) {
-    return tabletLocks[Math.floorMod(tabletId.hashCode(), tabletLocks.length)];
+  public synchronized DeleteTimings deleteTablet(String tabletId, String reason) {
+    return deleter.delete(tabletId, reason);
   }
 
   /** An applied alter installed {@code schema}: persists it (see {@link StateMachineEvents}). */
