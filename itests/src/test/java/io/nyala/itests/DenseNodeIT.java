@@ -191,17 +191,34 @@ class DenseNodeIT {
         - states.getOrDefault(Hibernation.HIBERNATED, 0);
   }
 
+  /**
+   * Each server's threads within the budget of its awake replicas once the idle threads of its
+   * cached pools (gRPC's executors, Ratis' cached server pool) have ended: those keep a burst's
+   * threads up to 60 s after the last hibernation, and one CI run sampled 155 threads on a
+   * server with 0 awake replicas right after the census (121-129 in every other run). The
+   * budget is about replicas at rest, so the count must come under it within 90 s and the
+   * census must still say the same replicas are awake.
+   */
   private static void assertThreadBudget(MiniCluster cluster, ReplicaCensus census) {
     for (int i = 0; i < 3; i++) {
-      Map<String, Integer> s = census.states(i);
-      long awake = awake(s);
-      long threads = ProcessStats.of(cluster.tabletServerPid(i)).threads();
-      System.out.printf("DenseNodeIT: %s holds %s, %d threads, tablet_replicas metric: "
-          + "running %d hibernated %d%n", cluster.tabletServer(i).name(), s, threads,
-          census.replicasIn(i, "running"), census.replicasIn(i, "hibernated"));
-      assertThat(threads).as("threads of %s with %d awake replicas",
-          cluster.tabletServer(i).name(), awake)
-          .isLessThanOrEqualTo(BASE_THREADS + THREADS_PER_AWAKE_REPLICA * awake);
+      final int server = i;
+      AtomicReference<String> last = new AtomicReference<>();
+      try {
+        await("threads of " + cluster.tabletServer(i).name() + " within the budget")
+            .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+              Map<String, Integer> s = census.states(server);
+              long awake = awake(s);
+              long threads = ProcessStats.of(cluster.tabletServerPid(server)).threads();
+              last.set(String.format("%s holds %s, %d threads, tablet_replicas metric: running %d "
+                  + "hibernated %d, budget %d", cluster.tabletServer(server).name(), s, threads,
+                  census.replicasIn(server, "running"), census.replicasIn(server, "hibernated"),
+                  BASE_THREADS + THREADS_PER_AWAKE_REPLICA * awake));
+              return threads <= BASE_THREADS + THREADS_PER_AWAKE_REPLICA * awake;
+            });
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError("over the thread budget for 90 s: " + last.get(), e);
+      }
+      System.out.println("DenseNodeIT: " + last.get());
     }
   }
 
