@@ -51,12 +51,7 @@ class ReReplicationTest {
     List<SysTabletEntryPB> affected = tablets(tableId).stream()
         .filter(t -> holds(t, victim)).toList();
 
-    m.advanceClock(Duration.ofSeconds(10));
-    for (FakeTServer ts : byUuid.values()) {
-      if (!ts.uuid.equals(victim)) {
-        ts.heartbeat(m.stub(), TabletReportPB.newBuilder().setIsIncremental(true).build());
-      }
-    }
+    letOnlyDie(victim);
     await().atMost(Duration.ofSeconds(20)).until(() -> tablets(tableId).stream()
         .noneMatch(t -> holds(t, victim)));
 
@@ -170,8 +165,7 @@ class ReReplicationTest {
     });
     leader.failChanges = true;
 
-    m.advanceClock(Duration.ofSeconds(10));
-    heartbeatAllBut(victim);
+    letOnlyDie(victim);
     await().atMost(Duration.ofSeconds(10)).until(() -> !leader.changes.isEmpty());
     var copying = FakeTServer.follower(id, leader.uuid, 1).toBuilder()
         .setTabletCopyInProgress(true).build();
@@ -221,8 +215,7 @@ class ReReplicationTest {
     assertThat(m.master.catalog().reports().isHibernated(id)).isTrue();
     woken.notLeaderHint = newLeader;
 
-    m.advanceClock(Duration.ofSeconds(10));
-    heartbeatAllBut(victim.uuid);
+    letOnlyDie(victim.uuid);
     await().atMost(Duration.ofSeconds(20)).until(() -> !holds(tablets(tableId).get(0),
         victim.uuid));
 
@@ -241,6 +234,20 @@ class ReReplicationTest {
       byUuid.put(ts.uuid, ts);
       ts.register(m.stub());
     }
+  }
+
+  /**
+   * Moves the master's clock past the unresponsive timeout (5 s) for {@code uuid} alone. The
+   * clock goes in two 3 s steps with heartbeats from the others before, between and after, so
+   * that no sweep running meanwhile sees another tserver silent for 5 s: one jump of 10 s
+   * followed by the heartbeats let a sweep find the others dead too and replace them.
+   */
+  private void letOnlyDie(String uuid) {
+    heartbeatAllBut(uuid);
+    m.advanceClock(Duration.ofSeconds(3));
+    heartbeatAllBut(uuid);
+    m.advanceClock(Duration.ofSeconds(3));
+    heartbeatAllBut(uuid);
   }
 
   private void heartbeatAllBut(String uuid) {
