@@ -115,6 +115,11 @@ public class TabletServer extends ServerBase {
         fs.walDir().resolve("tablet-data"));
     tabletManager.setHistoryRetention(HistoryRetention.ofSeconds(topts.tabletHistoryMaxAgeSec));
     tabletManager.allowMassOrphanGc(topts.orphanBlockGcAllowMassDelete);
+    if (topts.faultTabletOpenDelayMs > 0) {
+      LOG.warn("UNSAFE test fault on: --fault_tablet_open_delay_ms={} delays every open of a "
+          + "replica's Raft group", topts.faultTabletOpenDelayMs);
+      tabletManager.setFaultOpenDelayMs(topts.faultTabletOpenDelayMs);
+    }
     tabletManager.load();
     startTabletCopy();
     tabletManager.removeOrphanGroupDirs();

@@ -144,6 +144,13 @@ public class TserverOptions extends ServerOptions {
           + "joining replica copying. Never set it in production. Default: ${DEFAULT-VALUE}.")
   public long faultTabletCopyFetchDelayMs;
 
+  @Option(names = "--fault_tablet_open_delay_ms", defaultValue = "0",
+      description = "UNSAFE, for tests only: each time Ratis opens a tablet replica's Raft group "
+          + "here (create, start, wake) it first waits this long (ms), on Ratis' one thread that "
+          + "adds groups, as a slow disk would make it. Never set it in production. Default: "
+          + "${DEFAULT-VALUE}.")
+  public long faultTabletOpenDelayMs;
+
   /**
    * Throws INVALID_ARGUMENT unless {@code --max_write_request_bytes} is positive and leaves room
    * for the Raft entry's header within {@link #MAX_RAFT_ENTRY_BYTES}.

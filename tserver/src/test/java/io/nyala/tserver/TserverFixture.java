@@ -23,10 +23,13 @@ import io.nyala.common.rpc.Channels;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /** Real tablet servers on loopback for tests, and a few lines per RPC to drive them. */
 public final class TserverFixture implements AutoCloseable {
@@ -112,6 +115,15 @@ public final class TserverFixture implements AutoCloseable {
     }
     return WriteRequestPB.newBuilder().setTabletId(tabletId).setSchema(SCHEMA.toPb())
         .setRowOperations(RowOperations.encode(SCHEMA, ops)).build();
+  }
+
+  /** Every path under a server's directory {@code dir} that belongs to the tablet. */
+  public static List<Path> filesOf(Path dir, String tablet) throws IOException {
+    String group = RaftIds.groupId(tablet).getUuid().toString();
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(p -> p.toString().contains(tablet) || p.toString().contains(group))
+          .toList();
+    }
   }
 
   public WriteResponsePB write(TabletServer ts, WriteRequestPB req) {

@@ -74,7 +74,7 @@ public final class SingleTabletServer implements AutoCloseable {
     ts.start();
     try {
       String tabletId = RaftIds.newId();
-      ts.tabletManager().createTablet(createRequest(ts, tabletId, encrypt));
+      ts.tabletManager().createTablet(createRequest(ts, tabletId, encrypt)).join();
       SingleTabletServer s = new SingleTabletServer(ts, tabletId);
       s.awaitLeader();
       return s;

@@ -13,7 +13,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
@@ -38,6 +44,12 @@ final class RaftGroups {
   private final Path raftDir;
   private final AtomicLong callIds = new AtomicLong();
   private final ClientId adminClientId = ClientId.randomId();
+  /**
+   * Adds Ratis has not finished: a close or remove of the same group waits for its add, because
+   * Ratis would run it on a division it has built but not started yet.
+   */
+  private final ConcurrentMap<RaftGroupId, CompletableFuture<Void>> adding =
+      new ConcurrentHashMap<>();
   /** Set once Ratis has started ({@link #attach}); null before. */
   private volatile RaftServer server;
 
@@ -103,22 +115,42 @@ final class RaftGroups {
 
   /**
    * Adds a replica's group to Ratis: a new one ({@code format}) from its initial peers, or one
-   * with storage (a woken replica) recovered from it, term, vote and log included.
+   * with storage (a woken replica) recovered from it, term, vote and log included. Waits at most
+   * {@link #GROUP_OP_TIMEOUT_MS}; use {@link #addAsync} where the add must not be given up on.
    */
   void add(TabletReplica r, boolean format) {
-    add(r, format, r.metadata().getInitialPeersList());
+    await(addAsync(r, format, r.metadata().getInitialPeersList()), r.groupId());
   }
 
-  /** See {@link #add(TabletReplica, boolean)}; {@code known}: the peers to start with. */
-  void add(TabletReplica r, boolean format, List<RaftPeerPB> known) {
+  /**
+   * Starts adding a replica's group (see {@link #add(TabletReplica, boolean)}) with
+   * {@code known} as the peers to start with; completes when Ratis has added and started it,
+   * exceptionally with a {@link NyalaException} if it refused. Ratis adds groups one at a time,
+   * so under a burst of creates and wakes this may take long: a caller that stops waiting must
+   * not undo what the add relies on (the replica's metadata), because the add still happens.
+   */
+  CompletableFuture<Void> addAsync(TabletReplica r, boolean format, List<RaftPeerPB> known) {
     List<RaftPeer> peers = new ArrayList<>();
     for (RaftPeerPB p : known) {
       peers.add(RaftPeers.toRatis(p));
     }
     RaftGroup group = RaftGroup.valueOf(r.groupId(), peers);
-    call(r.groupId(), GroupManagementRequest.newAdd(adminClientId,
-        server.getId(), callIds.incrementAndGet(), group, format));
-    FirstElectionWindow.watch(server, r.groupId());
+    RaftServer s = server;
+    CompletableFuture<RaftClientReply> reply;
+    try {
+      reply = s.groupManagementAsync(GroupManagementRequest.newAdd(adminClientId, s.getId(),
+          callIds.incrementAndGet(), group, format));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(RaftCalls.translate(e, r.groupId()));
+    }
+    CompletableFuture<Void> added = reply.handle((rep, t) -> {
+      checkReply(rep, t, r.groupId());
+      FirstElectionWindow.watch(s, r.groupId());
+      return null;
+    });
+    adding.put(r.groupId(), added);
+    added.whenComplete((v, t) -> adding.remove(r.groupId(), added));
+    return added;
   }
 
   /** Closes a replica's group in Ratis and keeps every file of it (hibernation). */
@@ -136,7 +168,7 @@ final class RaftGroups {
   /** Removes a FAILED replica's group from Ratis, keeping its directory; does not wait. */
   void stopFailed(TabletReplica r) {
     RaftServer s = server;
-    s.groupManagementAsync(GroupManagementRequest.newRemove(adminClientId, s.getId(),
+    afterAdd(r.groupId(), GroupManagementRequest.newRemove(adminClientId, s.getId(),
         callIds.incrementAndGet(), r.groupId(), false, false)).whenComplete((reply, t) -> {
           if (t != null || !reply.isSuccess()) {
             LOG.warn("tablet {}: cannot stop the Raft group of the FAILED replica: {}",
@@ -168,19 +200,48 @@ final class RaftGroups {
     }
   }
 
+  /** Sends {@code req} once an add of the same group in flight (if any) has finished. */
+  private CompletableFuture<RaftClientReply> afterAdd(RaftGroupId gid,
+      GroupManagementRequest req) {
+    CompletableFuture<Void> add = adding.get(gid);
+    if (add == null) {
+      return server.groupManagementAsync(req);
+    }
+    return add.handle((v, t) -> null).thenCompose(v -> server.groupManagementAsync(req));
+  }
+
   private void call(RaftGroupId gid, GroupManagementRequest req) {
-    RaftClientReply reply;
-    try {
-      reply = server.groupManagementAsync(req).get(GROUP_OP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw NyalaException.unavailable("interrupted while changing Raft group %s", gid);
-    } catch (Exception e) {
-      throw RaftCalls.translate(e.getCause() != null ? e.getCause() : e, gid);
+    CompletableFuture<RaftClientReply> reply = afterAdd(gid, req);
+    await(reply.handle((rep, t) -> {
+      checkReply(rep, t, gid);
+      return null;
+    }), gid);
+  }
+
+  /** Throws the reply's failure as a {@link NyalaException}; returns if it succeeded. */
+  private static void checkReply(RaftClientReply reply, Throwable t, RaftGroupId gid) {
+    if (t != null) {
+      Throwable cause = t instanceof CompletionException && t.getCause() != null
+          ? t.getCause() : t;
+      throw RaftCalls.translate(cause, gid);
     }
     if (!reply.isSuccess()) {
       NyalaException ne = RaftCalls.translate(reply.getException(), gid);
       throw new NyalaException(ne.code(), ne.detail(), reply.getException());
+    }
+  }
+
+  private static void await(CompletableFuture<Void> f, RaftGroupId gid) {
+    try {
+      f.get(GROUP_OP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw NyalaException.unavailable("interrupted while changing Raft group %s", gid);
+    } catch (ExecutionException e) {
+      throw NyalaException.from(e.getCause());
+    } catch (TimeoutException e) {
+      throw NyalaException.timedOut("Raft group %s: Ratis did not answer within %d ms", gid,
+          GROUP_OP_TIMEOUT_MS);
     }
   }
 }

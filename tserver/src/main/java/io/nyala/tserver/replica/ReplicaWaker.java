@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * (through {@link TabletManager#use}) or for a peer that woke (the WakeReplica RPC). A wake
  * clears the hibernated state from the metadata, moves the group dir back into Ratis' storage
  * dir and adds the group again, recovered from its storage; the peers are asked to do the same
- * so that the group can elect. Runs on the thread of the request or RPC that needs it.
+ * so that the group can elect. Starts on the thread of the request or RPC that needs it; the
+ * group is added on Ratis' side, and that thread (like any other) waits out OPENING.
  */
 final class ReplicaWaker {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaWaker.class);
@@ -40,7 +41,8 @@ final class ReplicaWaker {
   /**
    * Opens a hibernated replica's group again and asks its peers to do the same (first, so that
    * they open meanwhile); concurrent callers wait for the first (see {@link TabletManager#use}).
-   * A replica that cannot be opened goes FAILED.
+   * Returns once the group's add is with Ratis (the replica is OPENING until it opened). A
+   * replica that cannot be opened goes FAILED.
    */
   void wake(TabletReplica r) {
     wake(r, true);
@@ -66,18 +68,32 @@ final class ReplicaWaker {
       if (Files.isDirectory(groups.coldGroupDir(r.groupId()))) {
         RaftGroups.moveGroupDir(groups.coldGroupDir(r.groupId()), groups.groupDir(r.groupId()));
       }
-      groups.add(r, false, h.getPeersList());
     } catch (IOException | RuntimeException e) {
-      NyalaException ne = NyalaException.from(e);
-      r.markFailed(new NyalaException(ne.code(), "tablet " + r.tabletId()
-          + ": cannot wake its Raft group: " + ne.detail(), e));
-      throw ne;
+      throw failed(r, e);
     }
-    r.openedOrFailed();
-    wakes.incrementAndGet();
-    wakeLatencyMs.accept((System.nanoTime() - start) / 1_000_000);
-    LOG.debug("tablet {}: woken", r.tabletId());
-    tablets.reportChanged(r.tabletId());
+    // Not waited for here: the callers wait out OPENING within their own deadlines, and an add
+    // Ratis has queued still happens after a caller gave up (docs/dense-nodes.md, "Wake").
+    groups.addAsync(r, false, h.getPeersList()).whenComplete((v, t) -> {
+      if (t != null) {
+        failed(r, t);
+        LOG.warn("tablet {}: replica FAILED: {}", r.tabletId(), r.failure().getMessage());
+      } else {
+        // Counted before the replica goes RUNNING, so that whoever sees it awake sees the count.
+        wakes.incrementAndGet();
+        wakeLatencyMs.accept((System.nanoTime() - start) / 1_000_000);
+        r.openedOrFailed();
+        LOG.debug("tablet {}: woken", r.tabletId());
+      }
+      tablets.reportChanged(r.tabletId());
+    });
+  }
+
+  /** Marks {@code r} FAILED for a wake that could not open its group; returns the cause. */
+  private static NyalaException failed(TabletReplica r, Throwable e) {
+    NyalaException ne = NyalaException.from(e);
+    r.markFailed(new NyalaException(ne.code(), "tablet " + r.tabletId()
+        + ": cannot wake its Raft group: " + ne.detail(), e));
+    return ne;
   }
 
   /** Asks every peer in {@code h}'s configuration but this server to wake; does not wait. */

@@ -25,6 +25,8 @@ final class StateMachineRegistry implements StateMachine.Registry {
   private volatile TabletCopier copier;
   /** Given to every state machine: how long its store keeps old row versions. */
   private volatile HistoryRetention history = HistoryRetention.NONE;
+  /** {@code --fault_tablet_open_delay_ms}: 0 but in tests. */
+  private volatile long faultOpenDelayMs;
 
   StateMachineRegistry(HostedReplicas replicas, OrphanCleanup orphans) {
     this.replicas = replicas;
@@ -39,8 +41,19 @@ final class StateMachineRegistry implements StateMachine.Registry {
     this.history = h;
   }
 
+  void setFaultOpenDelayMs(long ms) {
+    this.faultOpenDelayMs = ms;
+  }
+
   @Override
   public StateMachine apply(RaftGroupId gid) {
+    if (faultOpenDelayMs > 0) {
+      try {
+        Thread.sleep(faultOpenDelayMs); // Ratis calls this while it adds the group
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     TabletReplica r = replicas.find(RaftIds.tabletId(gid));
     if (r == null) {
       LOG.warn("Raft group {} has no tablet metadata; it will be removed", gid);

@@ -12,6 +12,7 @@ import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.HistoryRetention;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.server.RaftServer;
@@ -104,6 +105,11 @@ public final class TabletManager {
     registry.setHistoryRetention(h);
   }
 
+  /** UNSAFE, tests only ({@code --fault_tablet_open_delay_ms}); call before Ratis starts. */
+  public void setFaultOpenDelayMs(long ms) {
+    registry.setFaultOpenDelayMs(ms);
+  }
+
   /** Sets how replicas pull images (tablet copy); call before Ratis opens any group. */
   public void setCopier(TabletCopier c) {
     registry.setCopier(c);
@@ -156,9 +162,16 @@ public final class TabletManager {
    * Creates a replica: metadata, then the Raft group. Idempotent for an existing id. A joining
    * replica (re-replication) gets a group with an empty peer list, which the leader's
    * ChangeConfig then adds; its request need not list this server.
+   *
+   * <p>Returns once the metadata is durable and the group's add is with Ratis (the replica is
+   * OPENING, and reported); the future completes when the replica opened, or exceptionally if
+   * Ratis refused the group (the replica is then FAILED). Only the first part holds the lock
+   * that serialises creates and deletes (see {@link ReplicaCreator}).
    */
-  public synchronized void createTablet(CreateTabletRequestPB req) {
-    creator.create(req);
+  public CompletableFuture<Void> createTablet(CreateTabletRequestPB req) {
+    synchronized (this) {
+      return creator.create(req);
+    }
   }
 
   /** Deletes a replica, crash-safely (see {@link TabletDeleter}); returns each step's time. */

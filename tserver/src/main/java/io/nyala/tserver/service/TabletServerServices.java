@@ -38,6 +38,7 @@ import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -118,6 +119,11 @@ final class TabletServerServices {
   static final class Admin extends TabletServerAdminServiceGrpc.TabletServerAdminServiceImplBase {
     /** How long a leadership transfer may take when the request does not say. */
     private static final long DEFAULT_TRANSFER_TIMEOUT_MS = 5000;
+    /**
+     * How long CreateTablet waits for the new replica to open before answering anyway: enough
+     * for a server that is not creating many at once, well under the master's 10 s deadline.
+     */
+    private static final long CREATE_ANSWER_WAIT_MS = 3000;
 
     private final TabletManager tablets;
     private final Supplier<RaftServer> raft;
@@ -207,11 +213,16 @@ final class TabletServerServices {
     @Override
     public void createTablet(CreateTabletRequestPB req,
         StreamObserver<CreateTabletResponsePB> out) {
-      Rpcs.respond(out, () -> {
+      // Answered once the replica opened, or after CREATE_ANSWER_WAIT_MS with it still
+      // OPENING (its metadata is durable and the add is with Ratis): a burst of creates must
+      // not hold the master's calls past their deadline (docs/dense-nodes.md).
+      Rpcs.respondAsync(out, () -> {
         clusterGuard.checkCaller(req.getClusterId(), "CreateTablet of tablet "
             + req.getTabletId());
-        tablets.createTablet(req);
-        return CreateTabletResponsePB.getDefaultInstance();
+        return tablets.createTablet(req)
+            .thenApply(v -> CreateTabletResponsePB.getDefaultInstance())
+            .completeOnTimeout(CreateTabletResponsePB.getDefaultInstance(),
+                CREATE_ANSWER_WAIT_MS, TimeUnit.MILLISECONDS);
       }, e -> CreateTabletResponsePB.newBuilder().setError(e).build());
     }
 

@@ -18,11 +18,9 @@ import io.nyala.tserver.replica.DeleteTimings;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.tablet.Superblock;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +50,7 @@ class DeleteTabletTest {
     assertThat(fx.write(ts, inserts(tablet, 0, 50, RowOpType.INSERT)).hasError()).isFalse();
     assertThat(ts.snapshotTablet(tablet)).isPositive();
     assertThat(fx.write(ts, inserts(tablet, 50, 60, RowOpType.INSERT)).hasError()).isFalse();
-    assertThat(filesOf(tablet)).isNotEmpty();
+    assertThat(TserverFixture.filesOf(dir, tablet)).isNotEmpty();
     return tablet;
   }
 
@@ -69,7 +67,7 @@ class DeleteTabletTest {
         DeleteTabletRequestPB.newBuilder().setTabletId(doomed).setTabletDropped(true)
             .setReason("test").build());
     assertThat(resp.hasError()).as(resp.getError().getMessage()).isFalse();
-    assertThat(filesOf(doomed)).isEmpty();
+    assertThat(TserverFixture.filesOf(dir, doomed)).isEmpty();
     assertThat(ts.blockManager().blockIds()).hasSize(blocksBefore);
     assertThat(fx.scanAll(ts, kept, 100)).hasSize(60);
 
@@ -98,7 +96,7 @@ class DeleteTabletTest {
     assertThat(ts.raftServer().getGroupIds()).doesNotContain(RaftIds.groupId(doomed));
     worker.join(TimeUnit.SECONDS.toMillis(30));
     assertThat(worker.isAlive()).isFalse();
-    assertThat(filesOf(doomed)).isEmpty();
+    assertThat(TserverFixture.filesOf(dir, doomed)).isEmpty();
   }
 
   @Test
@@ -128,7 +126,7 @@ class DeleteTabletTest {
         OpenOptions.SENSITIVE);
 
     ts = TserverFixture.start(opts);
-    assertThat(filesOf(doomed)).isEmpty();
+    assertThat(TserverFixture.filesOf(dir, doomed)).isEmpty();
     // Only the kept tablet's blocks remain: the doomed one's went with its superblock.
     assertThat(ts.blockManager().blockIds()).containsExactlyInAnyOrderElementsOf(Superblock.read(
         ts.env(), dir.resolve("tablet-data").resolve(kept)).allBlocks());
@@ -136,14 +134,5 @@ class DeleteTabletTest {
         .containsExactly(kept);
     TserverFixture.awaitLeader(kept, List.of(ts));
     assertThat(fx.scanAll(ts, kept, 100)).hasSize(60);
-  }
-
-  /** Every path under the server's directory that belongs to the tablet. */
-  private List<Path> filesOf(String tablet) throws IOException {
-    String group = RaftIds.groupId(tablet).getUuid().toString();
-    try (Stream<Path> s = Files.walk(dir)) {
-      return s.filter(p -> p.toString().contains(tablet) || p.toString().contains(group))
-          .toList();
-    }
   }
 }
