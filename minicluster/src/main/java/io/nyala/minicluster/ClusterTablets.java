@@ -96,20 +96,27 @@ public final class ClusterTablets {
   }
 
   /**
-   * Waits until a replica of {@code tabletId} leads and returns its server.
+   * Waits until a replica of {@code tabletId} leads and returns its server; a cold tablet (its
+   * replicas hibernated) is asked to wake.
    *
    * @throws NyalaException TIMED_OUT after {@code timeout}
    */
   public ServerInfo awaitLeader(String tabletId, Duration timeout) {
     return RemoteWait.until(cluster, "tablet " + tabletId + ": a leader", timeout, view -> {
-      int i = TabletView.leaderIndex(view.allStatuses(), tabletId);
-      return i < 0 ? null : cluster.tabletServer(i);
+      List<Map<String, ListTabletsResponsePB.StatusPB>> statuses = view.allStatuses();
+      int i = TabletView.leaderIndex(statuses, tabletId);
+      if (i < 0) {
+        QuorumWait.wakeCold(view, statuses, tabletId);
+        return null;
+      }
+      return cluster.tabletServer(i);
     }, () -> "no replica says it leads");
   }
 
   /**
    * Waits until every tablet of {@code table} has at least {@code voters} live voters (running
-   * replicas that answer as LEADER or FOLLOWER; hibernated ones do not count) and a leader.
+   * replicas that answer as LEADER or FOLLOWER; hibernated ones do not count) and a leader. A
+   * tablet found cold (hibernated replicas, as after the idle period) is asked to wake.
    *
    * @return each tablet's replicas and leader once they do
    * @throws NyalaException TIMED_OUT naming each tablet not there yet, its live voters and

@@ -15,6 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Waits until every tablet of a table has enough live voters and a leader. A live voter is a
  * running tablet server that answers ListTablets with its replica RUNNING as LEADER or FOLLOWER
  * (a hibernated replica, a learner, a replica still opening or a paused server does not count).
+ * A tablet that went cold while waited for (idle for the hibernation period, as after a long
+ * fault) is woken: its hibernated replicas are asked to wake, so that the wait ends once it
+ * serves again instead of running out (docs/dense-nodes.md).
  */
 final class QuorumWait {
   private QuorumWait() {}
@@ -57,6 +60,7 @@ final class QuorumWait {
       List<String> live = liveVoters(cluster, statuses, id);
       boolean led = TabletView.leaderIndex(statuses, id) >= 0;
       if (live.size() < voters || !led) {
+        wakeCold(view, statuses, id);
         shortOnes.add(String.format("tablet %s has %d of %d live voters %s%s", id, live.size(),
             voters, live, led ? "" : " and no leader"));
       }
@@ -68,6 +72,18 @@ final class QuorumWait {
       return null;
     }
     return out;
+  }
+
+  /** Asks each server whose replica of {@code tabletId} is hibernated to wake it. */
+  static void wakeCold(TabletView view,
+      List<Map<String, ListTabletsResponsePB.StatusPB>> statuses, String tabletId) {
+    for (int i = 0; i < statuses.size(); i++) {
+      ListTabletsResponsePB.StatusPB s = statuses.get(i) == null ? null
+          : statuses.get(i).get(tabletId);
+      if (s != null && "HIBERNATED".equals(s.getState())) {
+        view.wake(i, tabletId);
+      }
+    }
   }
 
   /** The names of the servers whose replica of {@code tabletId} is a running voter. */

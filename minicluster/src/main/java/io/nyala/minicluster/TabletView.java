@@ -14,6 +14,7 @@ import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import io.nyala.common.proto.tserver.TransferLeadershipRequestPB;
 import io.nyala.common.proto.tserver.TransferLeadershipResponsePB;
+import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
 import io.nyala.common.rpc.Channels;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -161,6 +162,24 @@ final class TabletView implements AutoCloseable {
         .withDeadlineAfter(timeoutMs + 5_000, TimeUnit.MILLISECONDS)
         .transferLeadership(TransferLeadershipRequestPB.newBuilder().setTabletId(tabletId)
             .setNewLeaderUuid(toUuid).setTimeoutMs(timeoutMs).build());
+  }
+
+  /**
+   * Asks tablet server {@code index} to wake its hibernated replica of {@code tabletId}, without
+   * waiting for the group; a server that does not answer is left alone (the next poll asks again).
+   */
+  void wake(int index, String tabletId) {
+    ServerInfo ts = cluster.tabletServer(index);
+    if (!ts.running()) {
+      return;
+    }
+    try {
+      TabletServerAdminServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()))
+          .withDeadlineAfter(PROBE_DEADLINE_MS, TimeUnit.MILLISECONDS)
+          .wakeReplica(WakeReplicaRequestPB.newBuilder().setTabletId(tabletId).build());
+    } catch (RuntimeException e) {
+      // paused, dying or starting: the wait goes on
+    }
   }
 
   @Override
