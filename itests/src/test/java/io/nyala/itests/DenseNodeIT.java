@@ -97,10 +97,7 @@ class DenseNodeIT {
   @Test
   void coldReplicasStayReportedCostNoThreadsAndWakeOnDemand() {
     int perTserver = TABLES * BUCKETS;
-    // Plaintext for now: under TLS, creating 900 groups on 2 cores delayed their elections past
-    // the writes' 30 s window (NOT_LEADER until the deadline, in CI); the TLS cost of dense
-    // creation is open (docs/testing.md, "Known defect under TLS").
-    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL).tls(false)
+    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
             .tserverFlag("--tablet_hibernate_after_ms=" + IDLE_MS)
             .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS))
