@@ -75,8 +75,8 @@ final class ReplicaWaker {
     // Ratis has queued still happens after a caller gave up (docs/dense-nodes.md, "Wake").
     groups.addAsync(r, false, h.getPeersList()).whenComplete((v, t) -> {
       if (t != null) {
-        failed(r, t);
-        LOG.warn("tablet {}: replica FAILED: {}", r.tabletId(), r.failure().getMessage());
+        LOG.warn("tablet {}: cannot wake its Raft group: {}", r.tabletId(),
+            failed(r, t).getMessage());
       } else {
         // Counted before the replica goes RUNNING, so that whoever sees it awake sees the count.
         wakes.incrementAndGet();
