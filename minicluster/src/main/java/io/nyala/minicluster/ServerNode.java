@@ -168,7 +168,7 @@ final class ServerNode {
       return;
     }
     String r = role == ServerRole.MASTER ? "master" : "tserver";
-    ServerReadiness.requireUnused(name, role, rpc, tls, root);
+    ServerReadiness.requireUnused(name, role, rpc, root);
     process = ExternalProcess.start(name, r, flags(), root.resolve("server.log"), jvmOptions);
     ServerReadiness.awaitRpc(name, role, rpc, tls, process, root.resolve("server.log"));
     uuid = io.nyala.common.fs.ServerFs.readInstance(

@@ -8,6 +8,8 @@ import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.TabletServerServiceGrpc;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,31 +18,39 @@ import java.util.concurrent.TimeUnit;
 /** Waits for an external server process to answer RPCs, or reports why it died. */
 final class ServerReadiness {
   private static final long TIMEOUT_MS = 60_000;
+  /** A listening loopback port accepts at once, even from a busy process (the kernel does). */
+  private static final int CONNECT_TIMEOUT_MS = 2_000;
   /** What {@code ServerMain} prints before the reason a server could not start. */
   private static final String FAILED_TO_START = " failed to start: ";
 
   private ServerReadiness() {}
 
   /**
-   * Refuses to start {@code name} where a server already answers: a readiness check would
+   * Refuses to start {@code name} where a server already listens: a readiness check would
    * take that server's answer for the new one's (which then fails on the data dir's lock
    * and exits), and report a cluster up whose processes are gone. A second
-   * {@code local-cluster} on a data dir still in use did exactly that.
+   * {@code local-cluster} on a data dir still in use did exactly that. Decided by a TCP connect,
+   * not by an RPC: on a loaded box a running server's first TLS handshake can take longer than
+   * any short RPC deadline, and a slow answer was once taken for "nothing there".
    */
-  static void requireUnused(String name, ServerRole role, HostPort rpc, ClusterTls tls,
-      Path dataDir) {
-    ManagedChannel ch = tls.channel(rpc);
-    try {
-      probe(ch, role, 500);
-    } catch (RuntimeException free) {
-      return; // nothing answers there
-    } finally {
-      ch.shutdownNow();
+  static void requireUnused(String name, ServerRole role, HostPort rpc, Path dataDir) {
+    if (!listening(rpc)) {
+      return;
     }
-    throw NyalaException.illegalState("cannot start %s: a %s already answers on %s; another "
-        + "cluster (or a server left running) uses that address, and probably the data dir %s: "
-        + "stop it first", name, role == ServerRole.MASTER ? "master" : "tablet server", rpc,
-        dataDir);
+    throw NyalaException.illegalState("cannot start %s: a server already answers on %s, where "
+        + "this %s would listen; another cluster (or a server left running) uses that address, "
+        + "and probably the data dir %s: stop it first", name, rpc,
+        role == ServerRole.MASTER ? "master" : "tablet server", dataDir);
+  }
+
+  /** Whether anything accepts TCP connections on {@code addr} (refused: nothing listens). */
+  private static boolean listening(HostPort addr) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(addr.host(), addr.port()), CONNECT_TIMEOUT_MS);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static void probe(ManagedChannel ch, ServerRole role, long timeoutMs) {
