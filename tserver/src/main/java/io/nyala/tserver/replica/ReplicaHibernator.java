@@ -7,6 +7,7 @@ import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.replica.PeerChannel.Peer;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -153,7 +154,14 @@ public final class ReplicaHibernator {
   private void leadRound(TabletReplica r) {
     RaftServer server = tablets.groups().server();
     RaftServer.Division d = divisionOrNull(r, server);
-    if (d == null || !d.getInfo().isLeader() || !quietAsLeader(d)) {
+    if (d == null || !d.getInfo().isLeader()) {
+      return;
+    }
+    String notQuiet = whyNotQuiet(d);
+    if (notQuiet != null) {
+      // Said each idle period while it lasts: a group that never goes quiet (a follower that
+      // cannot catch up) keeps its threads, and this line is how an operator learns why.
+      LOG.info("tablet {}: stays awake: {}", r.tabletId(), notQuiet);
       return;
     }
     long term = d.getInfo().getCurrentTerm();
@@ -193,21 +201,32 @@ public final class ReplicaHibernator {
     }
   }
 
-  /** Every voter holds, has committed and applied the leader's last entry. */
-  private static boolean quietAsLeader(RaftServer.Division d) {
+  /**
+   * Null if every voter holds, has committed and applied the leader's last entry; else why not,
+   * with the indexes.
+   */
+  private static String whyNotQuiet(RaftServer.Division d) {
     RaftLog log = d.getRaftLog();
     long last = log.getLastEntryTermIndex() == null ? 0
         : log.getLastEntryTermIndex().getIndex();
-    if (log.getLastCommittedIndex() != last || d.getInfo().getLastAppliedIndex() != last
-        || log.getFlushIndex() != last || !d.getRaftConf().getPreviousPeers().isEmpty()) {
-      return false;
+    long committed = log.getLastCommittedIndex();
+    long applied = d.getInfo().getLastAppliedIndex();
+    long flushed = log.getFlushIndex();
+    if (committed != last || applied != last || flushed != last) {
+      return String.format("its last entry %d is not yet flushed (%d), committed (%d) and "
+          + "applied (%d) here", last, flushed, committed, applied);
     }
-    for (long m : followerMatchIndices(d)) {
+    if (!d.getRaftConf().getPreviousPeers().isEmpty()) {
+      return "its configuration is changing";
+    }
+    long[] matches = followerMatchIndices(d);
+    for (long m : matches) {
       if (m != last) {
-        return false;
+        return String.format("a follower has not matched its last entry %d (match indexes %s)",
+            last, Arrays.toString(matches));
       }
     }
-    return true;
+    return null;
   }
 
   /**
