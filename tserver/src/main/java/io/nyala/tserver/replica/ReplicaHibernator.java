@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
@@ -213,8 +214,8 @@ public final class ReplicaHibernator {
     long applied = d.getInfo().getLastAppliedIndex();
     long flushed = log.getFlushIndex();
     if (committed != last || applied != last || flushed != last) {
-      return String.format("its last entry %d is not yet flushed (%d), committed (%d) and "
-          + "applied (%d) here", last, flushed, committed, applied);
+      return String.format("its log ends at %d, but here only %d is flushed, %d committed and "
+          + "%d applied", last, flushed, committed, applied);
     }
     if (!d.getRaftConf().getPreviousPeers().isEmpty()) {
       return "its configuration is changing";
@@ -224,6 +225,14 @@ public final class ReplicaHibernator {
       if (m != last) {
         return String.format("a follower has not matched its last entry %d (match indexes %s)",
             last, Arrays.toString(matches));
+      }
+    }
+    // A follower learns the commit on the leader's next heartbeat and refuses to hibernate
+    // before (HibernationRound#refusal); starting the round then would cost an idle period.
+    for (CommitInfoProto c : d.getCommitInfos()) {
+      if (c.getCommitIndex() != last) {
+        return String.format("peer %s has not yet learned that entry %d is committed (it knows "
+            + "%d)", c.getServer().getId().toStringUtf8(), last, c.getCommitIndex());
       }
     }
     return null;
