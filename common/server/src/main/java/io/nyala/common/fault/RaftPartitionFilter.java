@@ -33,30 +33,19 @@ import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
  */
 public final class RaftPartitionFilter implements GrpcServices.Customizer, ServerInterceptor {
   private final NetworkFaults faults;
-  private final ServerInterceptor[] inner;
 
-  private RaftPartitionFilter(NetworkFaults faults, ServerInterceptor[] inner) {
+  private RaftPartitionFilter(NetworkFaults faults) {
     this.faults = faults;
-    this.inner = inner.clone();
   }
 
-  /**
-   * Makes the Ratis server built with {@code parameters} filter by {@code faults}, after the
-   * interceptors in {@code inner} (Ratis has one customizer, so the others come through here).
-   */
-  public static void install(Parameters parameters, NetworkFaults faults,
-      ServerInterceptor... inner) {
-    GrpcConfigKeys.Server.setServicesCustomizer(parameters,
-        new RaftPartitionFilter(faults, inner));
+  /** Makes the Ratis server built with {@code parameters} filter by {@code faults}. */
+  public static void install(Parameters parameters, NetworkFaults faults) {
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, new RaftPartitionFilter(faults));
   }
 
   @Override
   public NettyServerBuilder customize(NettyServerBuilder builder,
       EnumSet<GrpcServices.Type> types) {
-    // gRPC runs the last interceptor added first: the filter sees a call before the others.
-    for (ServerInterceptor i : inner) {
-      builder = builder.intercept(i);
-    }
     return builder.intercept(this);
   }
 

@@ -4,7 +4,6 @@ import io.grpc.BindableService;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.FirstElectionWindow;
-import io.nyala.common.consensus.HeartbeatCommitGuard;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DiskFaults;
@@ -182,13 +181,10 @@ public abstract class ServerBase implements AutoCloseable {
     return raftServer;
   }
 
-  /**
-   * Ratis' non-property parameters: the partition filter and the heartbeat commit guard on its
-   * listener, and its TLS.
-   */
+  /** Ratis' non-property parameters: the partition filter on its listener, and its TLS. */
   private Parameters raftParameters() {
     Parameters p = new Parameters();
-    RaftPartitionFilter.install(p, networkFaults, HeartbeatCommitGuard.INSTANCE);
+    RaftPartitionFilter.install(p, networkFaults);
     if (wireTls.enabled()) {
       TlsContexts.applyToRatis(p, wireTls.ratis());
     }
