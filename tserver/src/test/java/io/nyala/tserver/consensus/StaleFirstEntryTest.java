@@ -26,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A group whose first leader wrote its first entry and lost leadership before anyone took it:
  * the next leader's log starts with a different entry 0, and the old leader must give its stale
- * one up and catch up (docs/architecture.md, "Consensus"). The order that broke it: the new
- * leader's heartbeat without a previous entry reaches the old leader before the entries from
- * index 0 do; Ratis then committed the stale entry 0 and refused every append from 0 forever.
+ * one up and catch up (docs/architecture.md, "A follower commits only what its leader matched").
+ * The order that broke it: the new leader's heartbeat without a previous entry reaches the old
+ * leader before the entries from index 0 do; Ratis then committed the stale entry 0 and refused
+ * every append from 0 forever.
  *
  * <p>Real tablet servers and Ratis groups on loopback; the message order comes from Ratis' own
  * test seam ({@link CodeInjectionForTesting}, run by each server as a request arrives), which
