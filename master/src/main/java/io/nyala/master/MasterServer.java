@@ -11,6 +11,8 @@ import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.authn.TokenIssuer;
+import io.nyala.master.ca.OperatorCa;
+import io.nyala.master.catalog.CatalogCertAuthority;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.CatalogTokenKeys;
@@ -22,6 +24,7 @@ import io.nyala.master.rereplication.ReReplicator;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,6 +70,8 @@ public class MasterServer extends ServerBase {
   private CatalogTokenKeys storedTokenKeys;
   /** Cluster key rotation (docs/encryption.md, "Rotating the cluster key"). */
   private ClusterKeyRotator keyRotator;
+  /** The internal CA in the catalog. */
+  private CatalogCertAuthority certAuthority;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -116,6 +121,7 @@ public class MasterServer extends ServerBase {
     keyRotator = new ClusterKeyRotator(uuid(), fs, keyProvider, catalogManager, tsManager,
         this::isLeader, this::snapshotCatalog);
     heartbeats.setClusterKeyVersion(keyRotator::targetVersion);
+    keepCertAuthority();
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
         keyRotator)));
 
@@ -153,6 +159,22 @@ public class MasterServer extends ServerBase {
     }
     return SysCatalog.initialGroup(new MasterDiscovery(uuid(), masters, channels, this::isClosed)
         .discover(masterOptions.masterDiscoveryTimeoutMs));
+  }
+
+  /**
+   * The internal CA kept in the catalog, imported from {@code --tls_ca_key_file} if given
+   * (docs/architecture.md, "TLS and the internal CA").
+   */
+  private void keepCertAuthority() {
+    MasterOptions o = masterOptions;
+    certAuthority = new CatalogCertAuthority(sysCatalog, keyProvider,
+        OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile, Clock.systemUTC()), Clock.systemUTC());
+    catalogManager.keepCertAuthority(certAuthority);
+  }
+
+  /** The internal CA in the catalog (for tests and tools). */
+  public CatalogCertAuthority certAuthority() {
+    return certAuthority;
   }
 
   private void tick() {
