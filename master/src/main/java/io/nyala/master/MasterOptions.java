@@ -85,4 +85,9 @@ public class MasterOptions extends ServerOptions {
           + "the first leader makes a CA of its own (docs/architecture.md, \"TLS and the internal "
           + "CA\"). Not changeable at run time.")
   public String tlsCaKeyFile = "";
+
+  @Option(names = "--server_certificate_validity_s", defaultValue = "31536000",
+      description = "Validity of a certificate the master's CA issues to a server (s); servers "
+          + "ask for a new one once two thirds of it passed. Default: ${DEFAULT-VALUE} (a year).")
+  public long serverCertificateValiditySec = 31_536_000;
 }

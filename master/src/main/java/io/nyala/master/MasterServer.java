@@ -11,6 +11,7 @@ import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.authn.TokenIssuer;
+import io.nyala.master.ca.CertificateIssuer;
 import io.nyala.master.ca.OperatorCa;
 import io.nyala.master.catalog.CatalogCertAuthority;
 import io.nyala.master.catalog.CatalogManager;
@@ -25,6 +26,7 @@ import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -121,9 +123,8 @@ public class MasterServer extends ServerBase {
     keyRotator = new ClusterKeyRotator(uuid(), fs, keyProvider, catalogManager, tsManager,
         this::isLeader, this::snapshotCatalog);
     heartbeats.setClusterKeyVersion(keyRotator::targetVersion);
-    keepCertAuthority();
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
-        keyRotator)));
+        keyRotator, certificateIssuer())));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -162,14 +163,16 @@ public class MasterServer extends ServerBase {
   }
 
   /**
-   * The internal CA kept in the catalog, imported from {@code --tls_ca_key_file} if given
-   * (docs/architecture.md, "TLS and the internal CA").
+   * The internal CA kept in the catalog (imported from {@code --tls_ca_key_file} if given) and
+   * the issuer of servers' certificates (docs/architecture.md, "TLS and the internal CA").
    */
-  private void keepCertAuthority() {
+  private CertificateIssuer certificateIssuer() {
     MasterOptions o = masterOptions;
     certAuthority = new CatalogCertAuthority(sysCatalog, keyProvider,
         OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile, Clock.systemUTC()), Clock.systemUTC());
     catalogManager.keepCertAuthority(certAuthority);
+    return new CertificateIssuer(certAuthority::current, keyProvider, wireTls.trustedCa(),
+        Duration.ofSeconds(o.serverCertificateValiditySec), metrics);
   }
 
   /** The internal CA in the catalog (for tests and tools). */

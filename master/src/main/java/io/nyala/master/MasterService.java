@@ -24,6 +24,8 @@ import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
 import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
+import io.nyala.common.proto.master.IssueCertificateRequestPB;
+import io.nyala.common.proto.master.IssueCertificateResponsePB;
 import io.nyala.common.proto.master.ListMastersRequestPB;
 import io.nyala.common.proto.master.ListMastersResponsePB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
@@ -36,7 +38,9 @@ import io.nyala.common.proto.master.RotateClusterKeyResponsePB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.rpc.Rpcs;
+import io.nyala.common.security.authz.Caller;
 import io.nyala.master.authn.TokenIssuer;
+import io.nyala.master.ca.CertificateIssuer;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.ReplicaReports;
@@ -59,10 +63,13 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final TokenIssuer tokens;
 
   private final ClusterKeyRotator keyRotator;
+  private final CertificateIssuer certificates;
 
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
-      HeartbeatHandler heartbeats, TokenIssuer tokens, ClusterKeyRotator keyRotator) {
+      HeartbeatHandler heartbeats, TokenIssuer tokens, ClusterKeyRotator keyRotator,
+      CertificateIssuer certificates) {
     this.keyRotator = keyRotator;
+    this.certificates = certificates;
     this.tokens = tokens;
     this.server = server;
     this.catalog = catalog;
@@ -213,5 +220,15 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
       StreamObserver<GetClusterKeyStatusResponsePB> out) {
     Rpcs.respond(out, keyRotator::status,
         e -> GetClusterKeyStatusResponsePB.newBuilder().setError(e).build());
+  }
+
+  /** Signs a server's certificate request that proves membership; needs the ready leader. */
+  @Override
+  public void issueCertificate(IssueCertificateRequestPB req,
+      StreamObserver<IssueCertificateResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      catalog.checkLeaderReady();
+      return certificates.issue(req, Caller.current().toString());
+    }, e -> IssueCertificateResponsePB.newBuilder().setError(e).build());
   }
 }
