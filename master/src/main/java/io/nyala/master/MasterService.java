@@ -2,6 +2,7 @@ package io.nyala.master;
 
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.AlterTableRequestPB;
@@ -79,7 +80,17 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
 
   @Override
   public void tSHeartbeat(TSHeartbeatRequestPB req, StreamObserver<TSHeartbeatResponsePB> out) {
-    Rpcs.respond(out, () -> heartbeats.handle(req), e -> TSHeartbeatResponsePB.newBuilder()
+    Rpcs.respond(out, () -> {
+      // A tablet server registers only as the server its certificate names, when it names one
+      // by uuid (docs/architecture.md, "Who may call what").
+      Caller c = Caller.current();
+      String uuid = req.getRegistration().getUuid();
+      if (c.contradicts(uuid)) {
+        throw NyalaException.notAuthorized("heartbeat of tablet server '%s' refused: the "
+            + "certificate of %s names another server", uuid, c);
+      }
+      return heartbeats.handle(req);
+    }, e -> TSHeartbeatResponsePB.newBuilder()
         .setError(e).setMasterUuid(server.uuid()).setLeaderMaster(false).build());
   }
 
