@@ -169,7 +169,8 @@ public class MasterServer extends ServerBase {
   private CertificateIssuer certificateIssuer() {
     MasterOptions o = masterOptions;
     certAuthority = new CatalogCertAuthority(sysCatalog, keyProvider,
-        OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile, Clock.systemUTC()), Clock.systemUTC());
+        OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile, Clock.systemUTC()),
+        wireTls.speaksTls(), Clock.systemUTC());
     catalogManager.keepCertAuthority(certAuthority);
     return new CertificateIssuer(certAuthority::current, keyProvider, wireTls.trustedCa(),
         Duration.ofSeconds(o.serverCertificateValiditySec), metrics);
@@ -194,6 +195,9 @@ public class MasterServer extends ServerBase {
       }
       laps[1] = System.nanoTime();
       keyRotator.tick();
+      if (catalogManager.leadership().isReady()) {
+        certAuthority.rewrapIfBehind(); // after a cluster key rotation
+      }
       laps[2] = System.nanoTime();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).

@@ -2,6 +2,7 @@ package io.nyala.master.catalog;
 
 import com.google.protobuf.ByteString;
 import io.nyala.common.NyalaException;
+import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysCertAuthorityPB;
 import io.nyala.common.security.KeyMaterial;
@@ -42,6 +43,8 @@ public final class CatalogCertAuthority {
   private final KeyProvider keys;
   /** The operator's CA ({@code --tls_ca_key_file}), or null. */
   private final CertificateAuthority imported;
+  /** Whether a leader makes a CA when none is stored (the master speaks TLS). */
+  private final boolean make;
   private final Clock clock;
   private volatile Cached cached;
 
@@ -50,12 +53,16 @@ public final class CatalogCertAuthority {
   /**
    * @param keys wraps the CA key; null when the cluster does not encrypt at rest
    * @param imported the operator's CA to store (replacing another), or null to make one once
+   * @param make whether to make a CA when none is stored and none is imported: only a master
+   *     that speaks TLS does, so a plaintext cluster pays nothing for a CA it cannot use (its
+   *     first leader with TLS makes it)
    */
   public CatalogCertAuthority(SysCatalog catalog, KeyProvider keys,
-      CertificateAuthority imported, Clock clock) {
+      CertificateAuthority imported, boolean make, Clock clock) {
     this.catalog = catalog;
     this.keys = keys;
     this.imported = imported;
+    this.make = make;
     this.clock = clock;
   }
 
@@ -87,7 +94,7 @@ public final class CatalogCertAuthority {
       }
       return List.of(op(record(imported, keys, true)));
     }
-    if (stored != null) {
+    if (stored != null || !make) {
       return List.of();
     }
     CertificateAuthority made = CertificateAuthority.create(clusterId, CA_VALIDITY, clock);
@@ -118,6 +125,25 @@ public final class CatalogCertAuthority {
     CertificateAuthority ca = unwrap(stored, keys, clock);
     cached = new Cached(stored, ca);
     return ca;
+  }
+
+  /**
+   * Wraps the stored CA's key again under the provider's current cluster key version when it is
+   * under an older one (docs/encryption.md, "Rotating the cluster key"), so that retiring the
+   * old version never loses the CA. The leader's ticker calls it; only the leader's write
+   * succeeds, and a failed one is tried on the next tick.
+   */
+  public void rewrapIfBehind() {
+    SysCertAuthorityPB stored = catalog.read(CatalogState::certAuthority);
+    if (keys == null || stored == null
+        || stored.getPrivateKeyVersion() == keys.currentVersion()) {
+      return;
+    }
+    // The same certificate: applied as a rewrap, never as another CA.
+    catalog.writeSync(SysCatalogBatchPB.newBuilder()
+        .addOps(op(record(current(), keys, stored.getImported()))).build());
+    LOG.info("the internal CA's key wrapped again under cluster key version {} (was {})",
+        keys.currentVersion(), stored.getPrivateKeyVersion());
   }
 
   /** The stored CA's certificate, or null; no key is unwrapped. */

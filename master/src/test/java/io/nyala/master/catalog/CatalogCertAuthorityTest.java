@@ -75,6 +75,26 @@ class CatalogCertAuthorityTest {
   }
 
   @Test
+  void aClusterKeyRotationRewrapsTheCaSoRetiringTheOldVersionKeepsIt() throws IOException {
+    Path keyFile = dir.resolve("cluster.key");
+    KeyProvider keys = clusterKey();
+    HostPort raft = new HostPort("127.0.0.1", freePort());
+    try (Catalog c = new Catalog(raft, keys, null, RaftStorage.StartupOption.FORMAT)) {
+      CertificateAuthority before = c.ca.current();
+      c.ca.rewrapIfBehind();
+      assertThat(c.catalog.read(CatalogState::certAuthority).getPrivateKeyVersion()).isEqualTo(1);
+      FileKeyProvider.addVersion(keyFile, 256);
+      keys.reload();
+      c.ca.rewrapIfBehind();
+      assertThat(c.catalog.read(CatalogState::certAuthority).getPrivateKeyVersion()).isEqualTo(2);
+      FileKeyProvider.retireVersionsBefore(keyFile, 2);
+      keys.reload();
+      assertThat(CatalogCertAuthority.unwrap(c.catalog.read(CatalogState::certAuthority), keys,
+          clock).privateKey().getEncoded()).isEqualTo(before.privateKey().getEncoded());
+    }
+  }
+
+  @Test
   void theOperatorsCaIsImportedAndReplacesAMadeOne() throws IOException {
     KeyProvider keys = clusterKey();
     Path tls = dir.resolve("tls");
@@ -161,7 +181,7 @@ class CatalogCertAuthorityTest {
     Catalog(HostPort raft, KeyProvider keys, CertificateAuthority imported,
         RaftStorage.StartupOption option) throws IOException {
       catalog = new SysCatalog(Env.plain(), LogPayloads.wrapped("sys-catalog", keys, 256));
-      ca = new CatalogCertAuthority(catalog, keys, imported, clock);
+      ca = new CatalogCertAuthority(catalog, keys, imported, true, clock);
       CatalogLeadership leadership = new CatalogLeadership(catalog, () -> { });
       leadership.setBarrierOps(ca::barrierOps);
       RaftServer.Builder b = RaftServer.newBuilder()
