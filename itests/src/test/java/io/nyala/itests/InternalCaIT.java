@@ -21,7 +21,6 @@ import io.nyala.common.security.pki.Csr;
 import io.nyala.common.security.pki.EcKeys;
 import io.nyala.common.security.pki.Pem;
 import io.nyala.common.security.pki.TlsContexts;
-import io.nyala.common.security.tls.CertFiles;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ServerInfo;
 import io.nyala.tserver.TabletServer;
@@ -36,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,7 +45,8 @@ import picocli.CommandLine;
 /**
  * The master's internal CA end to end (docs/architecture.md, "TLS and the internal CA"): three
  * masters that import the operator's CA ({@code --tls_ca_key_file}), and a tablet server given
- * only {@code --trusted_ca_file}, which gets its certificate from the leader before it serves.
+ * only {@code --trusted_ca_file}, which gets its certificate from the leader before it serves
+ * (the minicluster's {@code tserverCertificatesFromMaster}).
  * It registers and serves a write and a read; its key is sealed and owner-only; after the
  * leader master stops, the new leader issues it a certificate of the same CA and it serves the
  * rows again. A request without a proof of membership is refused over the wire, and a tablet
@@ -61,11 +62,8 @@ class InternalCaIT {
   @Test
   void aTabletServerWithOnlyTheCaJoinsServesAndSurvivesAFailover() throws Exception {
     Path root = tmp.resolve("cluster");
-    Path tls = root.resolve("tls");
     try (MiniCluster cluster = MiniCluster.builder().dataRoot(root).numMasters(3)
-        .numTabletServers(1).encryption(true)
-        .masterFlag("--tls_ca_key_file=" + tls.resolve(CertFiles.CA_KEY))
-        .tserverFlag(0, "--tls_cert_file=").tserverFlag(0, "--tls_key_file=").build()) {
+        .numTabletServers(1).encryption(true).tserverCertificatesFromMaster(true).build()) {
       cluster.start();
       ServerInfo ts = cluster.tabletServer(0);
       Path tsTls = root.resolve(ts.name()).resolve("wal").resolve("tls");
@@ -75,6 +73,8 @@ class InternalCaIT {
       String uuid = cluster.inProcessTabletServer(0).uuid();
       assertThat(first.getSubjectX500Principal().getName()).isEqualTo("CN=" + uuid);
       assertKeySealedAndOwnerOnly(tsTls.resolve("server.key"));
+      assertThat(root.resolve("tls").resolve(ts.name() + ".crt"))
+          .as("the minicluster made no certificate for %s", ts.name()).doesNotExist();
 
       NyalaClient client = cluster.newClient();
       NyalaTable table = client.createTable("ca", TestRows.schema(), new CreateTableOptions()
@@ -86,10 +86,12 @@ class InternalCaIT {
 
       int leader = cluster.leaderMasterIndex();
       cluster.stopMaster(leader);
-      await("a new leader master").atMost(Duration.ofSeconds(60))
-          .until(() -> cluster.leaderMasterIndex() >= 0
-              && cluster.leaderMasterIndex() != leader);
-      int next = cluster.leaderMasterIndex();
+      AtomicInteger newLeader = new AtomicInteger(-1);
+      await("a new leader master").atMost(Duration.ofSeconds(60)).until(() -> {
+        newLeader.set(cluster.leaderMasterIndex());
+        return newLeader.get() >= 0 && newLeader.get() != leader;
+      });
+      int next = newLeader.get();
       assertThat(cluster.inProcessMaster(next).certAuthority().certificate())
           .as("the new leader's CA").isEqualTo(ca);
       // Without its stored certificate the tablet server must ask the new leader again.
