@@ -47,6 +47,8 @@ public final class CatalogCertAuthority {
   private final boolean make;
   private final Clock clock;
   private volatile Cached cached;
+  /** The stored record whose rewrap failure was logged; only the leader's ticker writes it. */
+  private volatile SysCertAuthorityPB rewrapFailureLogged;
 
   private record Cached(SysCertAuthorityPB record, CertificateAuthority ca) {}
 
@@ -139,9 +141,19 @@ public final class CatalogCertAuthority {
         || stored.getPrivateKeyVersion() == keys.currentVersion()) {
       return;
     }
-    // The same certificate: applied as a rewrap, never as another CA.
-    catalog.writeSync(SysCatalogBatchPB.newBuilder()
-        .addOps(op(record(current(), keys, stored.getImported()))).build());
+    try {
+      // The same certificate: applied as a rewrap, never as another CA.
+      catalog.writeSync(SysCatalogBatchPB.newBuilder()
+          .addOps(op(record(current(), keys, stored.getImported()))).build());
+    } catch (RuntimeException e) {
+      // Tried again every tick: log once per stored record, not ten times a second.
+      if (rewrapFailureLogged != stored) {
+        rewrapFailureLogged = stored;
+        LOG.warn("cannot wrap the internal CA's key again under cluster key version {}: {}",
+            keys.currentVersion(), e.getMessage());
+      }
+      return;
+    }
     LOG.info("the internal CA's key wrapped again under cluster key version {} (was {})",
         keys.currentVersion(), stored.getPrivateKeyVersion());
   }
