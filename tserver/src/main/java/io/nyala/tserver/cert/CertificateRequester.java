@@ -98,6 +98,11 @@ public final class CertificateRequester {
           + "master's CA needs --encrypt_data_at_rest (the request proves membership with the "
           + "cluster key); or give --tls_cert_file and --tls_key_file", name);
     }
+    if (masters.isEmpty()) {
+      throw NyalaException.invalidArgument("tablet server %s: --trusted_ca_file without "
+          + "--tls_cert_file asks the masters' CA for a certificate, but --master_addresses is "
+          + "empty", name);
+    }
     KeyPair key = files.loadOrCreateKey();
     List<X509Certificate> stored = files.loadChain();
     if (stored != null && stillGood(stored, key, hosts)) {
