@@ -77,4 +77,17 @@ public class MasterOptions extends ServerOptions {
       description = "How often the leader master makes a new token signing key (ms); old keys "
           + "verify until the last token they signed expires.")
   public long tokenSigningKeyRotationMs = 86_400_000;
+
+  @Option(names = "--tls_ca_key_file", defaultValue = "",
+      description = "PEM (PKCS#8) key of the CA of --trusted_ca_file, owner-only: the leader "
+          + "master imports that CA into the sys catalog (sealed) and issues tablet servers' "
+          + "certificates with it. Read at start; needed only until the catalog holds it. Empty: "
+          + "the first leader makes a CA of its own (docs/architecture.md, \"TLS and the internal "
+          + "CA\"). Not changeable at run time.")
+  public String tlsCaKeyFile = "";
+
+  @Option(names = "--server_certificate_validity_s", defaultValue = "31536000",
+      description = "Validity of a certificate the master's CA issues to a server (s); servers "
+          + "ask for a new one once two thirds of it passed. Default: ${DEFAULT-VALUE} (a year).")
+  public long serverCertificateValiditySec = 31_536_000;
 }

@@ -11,6 +11,9 @@ import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.authn.TokenIssuer;
+import io.nyala.master.ca.CertificateIssuer;
+import io.nyala.master.ca.OperatorCa;
+import io.nyala.master.catalog.CatalogCertAuthority;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.CatalogTokenKeys;
@@ -22,6 +25,8 @@ import io.nyala.master.rereplication.ReReplicator;
 import io.nyala.master.tsmanager.TSAdminClient;
 import io.nyala.master.tsmanager.TSManager;
 import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,6 +72,8 @@ public class MasterServer extends ServerBase {
   private CatalogTokenKeys storedTokenKeys;
   /** Cluster key rotation (docs/encryption.md, "Rotating the cluster key"). */
   private ClusterKeyRotator keyRotator;
+  /** The internal CA in the catalog. */
+  private CatalogCertAuthority certAuthority;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -117,7 +124,7 @@ public class MasterServer extends ServerBase {
         this::isLeader, this::snapshotCatalog);
     heartbeats.setClusterKeyVersion(keyRotator::targetVersion);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
-        keyRotator)));
+        keyRotator, certificateIssuer())));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -155,6 +162,25 @@ public class MasterServer extends ServerBase {
         .discover(masterOptions.masterDiscoveryTimeoutMs));
   }
 
+  /**
+   * The internal CA kept in the catalog (imported from {@code --tls_ca_key_file} if given) and
+   * the issuer of servers' certificates (docs/architecture.md, "TLS and the internal CA").
+   */
+  private CertificateIssuer certificateIssuer() {
+    MasterOptions o = masterOptions;
+    certAuthority = new CatalogCertAuthority(sysCatalog, keyProvider,
+        OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile, Clock.systemUTC()),
+        wireTls.speaksTls(), Clock.systemUTC());
+    catalogManager.keepCertAuthority(certAuthority);
+    return new CertificateIssuer(certAuthority::current, keyProvider, wireTls.trustedCa(),
+        Duration.ofSeconds(o.serverCertificateValiditySec), metrics);
+  }
+
+  /** The internal CA in the catalog (for tests and tools). */
+  public CatalogCertAuthority certAuthority() {
+    return certAuthority;
+  }
+
   private void tick() {
     long start = System.nanoTime();
     long[] laps = new long[3];
@@ -169,6 +195,9 @@ public class MasterServer extends ServerBase {
       }
       laps[1] = System.nanoTime();
       keyRotator.tick();
+      if (catalogManager.leadership().isReady()) {
+        certAuthority.rewrapIfBehind(); // after a cluster key rotation
+      }
       laps[2] = System.nanoTime();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).

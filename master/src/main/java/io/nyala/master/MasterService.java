@@ -2,6 +2,7 @@ package io.nyala.master;
 
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.AlterTableRequestPB;
@@ -24,6 +25,8 @@ import io.nyala.common.proto.master.IsAlterTableDoneRequestPB;
 import io.nyala.common.proto.master.IsAlterTableDoneResponsePB;
 import io.nyala.common.proto.master.IsCreateTableDoneRequestPB;
 import io.nyala.common.proto.master.IsCreateTableDoneResponsePB;
+import io.nyala.common.proto.master.IssueCertificateRequestPB;
+import io.nyala.common.proto.master.IssueCertificateResponsePB;
 import io.nyala.common.proto.master.ListMastersRequestPB;
 import io.nyala.common.proto.master.ListMastersResponsePB;
 import io.nyala.common.proto.master.ListTablesRequestPB;
@@ -36,7 +39,9 @@ import io.nyala.common.proto.master.RotateClusterKeyResponsePB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.rpc.Rpcs;
+import io.nyala.common.security.authz.Caller;
 import io.nyala.master.authn.TokenIssuer;
+import io.nyala.master.ca.CertificateIssuer;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.ReplicaReports;
@@ -59,10 +64,13 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final TokenIssuer tokens;
 
   private final ClusterKeyRotator keyRotator;
+  private final CertificateIssuer certificates;
 
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
-      HeartbeatHandler heartbeats, TokenIssuer tokens, ClusterKeyRotator keyRotator) {
+      HeartbeatHandler heartbeats, TokenIssuer tokens, ClusterKeyRotator keyRotator,
+      CertificateIssuer certificates) {
     this.keyRotator = keyRotator;
+    this.certificates = certificates;
     this.tokens = tokens;
     this.server = server;
     this.catalog = catalog;
@@ -72,7 +80,17 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
 
   @Override
   public void tSHeartbeat(TSHeartbeatRequestPB req, StreamObserver<TSHeartbeatResponsePB> out) {
-    Rpcs.respond(out, () -> heartbeats.handle(req), e -> TSHeartbeatResponsePB.newBuilder()
+    Rpcs.respond(out, () -> {
+      // A tablet server registers only as the server its certificate names, when it names one
+      // by uuid (docs/architecture.md, "Who may call what").
+      Caller c = Caller.current();
+      String uuid = req.getRegistration().getUuid();
+      if (c.contradicts(uuid)) {
+        throw NyalaException.notAuthorized("heartbeat of tablet server '%s' refused: the "
+            + "certificate of %s names another server", uuid, c);
+      }
+      return heartbeats.handle(req);
+    }, e -> TSHeartbeatResponsePB.newBuilder()
         .setError(e).setMasterUuid(server.uuid()).setLeaderMaster(false).build());
   }
 
@@ -213,5 +231,15 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
       StreamObserver<GetClusterKeyStatusResponsePB> out) {
     Rpcs.respond(out, keyRotator::status,
         e -> GetClusterKeyStatusResponsePB.newBuilder().setError(e).build());
+  }
+
+  /** Signs a server's certificate request that proves membership; needs the ready leader. */
+  @Override
+  public void issueCertificate(IssueCertificateRequestPB req,
+      StreamObserver<IssueCertificateResponsePB> out) {
+    Rpcs.respond(out, () -> {
+      catalog.checkLeaderReady();
+      return certificates.issue(req, Caller.current().toString());
+    }, e -> IssueCertificateResponsePB.newBuilder().setError(e).build());
   }
 }

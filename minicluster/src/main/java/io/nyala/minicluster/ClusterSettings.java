@@ -23,6 +23,7 @@ abstract class ClusterSettings {
   long readyTimeoutMs = 60_000;
   ProcessMode mode = ProcessMode.IN_PROCESS;
   boolean encryption;
+  boolean tserverCertificatesFromMaster;
   boolean tls = true;
   boolean localhostPorts;
   boolean networkPartitions = true;
@@ -110,6 +111,18 @@ abstract class ClusterSettings {
    */
   public MiniCluster.Builder tls(boolean on) {
     this.tls = on;
+    return self();
+  }
+
+  /**
+   * Tablet servers get their certificates from the leader master's CA (default false;
+   * docs/architecture.md, "TLS and the internal CA"): they start with the CA certificate only,
+   * and the masters import the minicluster's CA ({@code --tls_ca_key_file}); masters keep the
+   * certificates the minicluster makes. Needs {@link #tls} and {@link #encryption}: a request
+   * proves membership with the cluster key.
+   */
+  public MiniCluster.Builder tserverCertificatesFromMaster(boolean on) {
+    this.tserverCertificatesFromMaster = on;
     return self();
   }
 

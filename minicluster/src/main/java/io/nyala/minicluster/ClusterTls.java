@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -31,7 +32,7 @@ final class ClusterTls {
   /** The name of the harness's own certificate, for its admin calls. */
   static final String HARNESS = "minicluster-harness";
   private static final String LOOPBACK = "127.0.0.1";
-  private static final ClusterTls OFF = new ClusterTls(null, null, null);
+  private static final ClusterTls OFF = new ClusterTls(null, null, null, false);
 
   /** Null when off. */
   private final Path dir;
@@ -39,15 +40,22 @@ final class ClusterTls {
   private final SslContext harnessContext;
   /** The clients' user; null when off. */
   private final ClusterUsers users;
+  /** Whether tablet servers get their certificates from the master's CA. */
+  private final boolean tserversFromMaster;
 
-  private ClusterTls(Path dir, SslContext harnessContext, ClusterUsers users) {
+  private ClusterTls(Path dir, SslContext harnessContext, ClusterUsers users,
+      boolean tserversFromMaster) {
     this.dir = dir;
     this.harnessContext = harnessContext;
     this.users = users;
+    this.tserversFromMaster = tserversFromMaster;
   }
 
-  /** The TLS of a cluster under {@code dataRoot}; makes its CA at the first start. */
-  static ClusterTls create(Path dataRoot, boolean on) {
+  /**
+   * The TLS of a cluster under {@code dataRoot}; makes its CA at the first start. With {@code
+   * tserversFromMaster} the masters import that CA and issue the tablet servers' certificates.
+   */
+  static ClusterTls create(Path dataRoot, boolean on, boolean tserversFromMaster) {
     if (!on) {
       return OFF;
     }
@@ -67,7 +75,7 @@ final class ClusterTls {
           Pem.readPrivateKey(Files.readString(harnessKey), harnessKey.toString()),
           Pem.readCertificates(Files.readString(harnessCert), harnessCert.toString()));
       return new ClusterTls(dir, TlsContexts.forClient(caCert, harness),
-          ClusterUsers.create(dir));
+          ClusterUsers.create(dir), tserversFromMaster);
     } catch (IOException e) {
       throw NyalaException.ioError("cannot read the minicluster's CA " + ca + ": " + e, e);
     }
@@ -92,9 +100,31 @@ final class ClusterTls {
     return users == null ? null : users.passwordFile();
   }
 
-  /** The flags only masters take: the users they accept; none when TLS is off. */
+  /**
+   * The flags only masters take: the users they accept, and the CA to import when they issue
+   * the tablet servers' certificates; none when TLS is off.
+   */
   List<String> masterFlags() {
-    return users == null ? List.of() : users.masterFlags();
+    if (users == null) {
+      return List.of();
+    }
+    List<String> f = new ArrayList<>(users.masterFlags());
+    if (tserversFromMaster) {
+      f.add("--tls_ca_key_file=" + dir.resolve(CertFiles.CA_KEY));
+    }
+    return f;
+  }
+
+  /**
+   * The TLS flags of a tablet server that gets its certificate from the master's CA: the CA
+   * only; {@link #flagsFor} when the minicluster makes its certificate.
+   */
+  synchronized List<String> tserverFlagsFor(String name, String host) {
+    if (dir == null || !tserversFromMaster) {
+      return flagsFor(name, host);
+    }
+    return List.of("--rpc_encryption=required", "--rpc_authentication=required",
+        "--trusted_ca_file=" + trustedCaFile());
   }
 
   /**

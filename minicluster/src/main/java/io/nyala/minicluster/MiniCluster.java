@@ -55,7 +55,11 @@ public final class MiniCluster extends ClusterClientAccess implements AutoClosea
     this.deleteRootOnClose = !b.keepData;
     this.readyTimeoutMs = b.readyTimeoutMs;
     Files.createDirectories(dataRoot);
-    this.tls = ClusterTls.create(dataRoot, b.tls);
+    if (b.tserverCertificatesFromMaster && !(b.tls && b.encryption)) {
+      throw NyalaException.invalidArgument("tserverCertificatesFromMaster needs tls(true) and "
+          + "encryption(true): a certificate request proves membership with the cluster key");
+    }
+    this.tls = ClusterTls.create(dataRoot, b.tls, b.tserverCertificatesFromMaster);
     this.clients = new ClusterClients(this::masterAddresses, tls, dataRoot);
     ClusterLayout layout = ClusterLayout.plan(dataRoot, b, tls);
     this.localhost = layout.localhost();

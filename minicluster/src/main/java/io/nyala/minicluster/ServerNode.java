@@ -72,9 +72,11 @@ final class ServerNode {
     f.add("--raft_bind_address=" + raft);
     f.add("--webserver_port=" + http.port());
     f.add("--master_addresses=" + String.join(",", masterAddresses));
-    f.addAll(tls.flagsFor(name, rpc.host()));
     if (role == ServerRole.MASTER) {
+      f.addAll(tls.flagsFor(name, rpc.host()));
       f.addAll(tls.masterFlags());
+    } else {
+      f.addAll(tls.tserverFlagsFor(name, rpc.host()));
     }
     f.addAll(extraFlags);
     f.addAll(ownFlags);

@@ -11,6 +11,7 @@ import io.nyala.common.schema.Schema;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.background.PeriodicTasks;
 import io.nyala.tserver.background.ServerPools;
+import io.nyala.tserver.cert.CertificateRequester;
 import io.nyala.tserver.consensus.TabletRaftSettings;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.copy.CopySessions;
@@ -109,6 +110,12 @@ public class TabletServer extends ServerBase {
     opsApplied = metrics.counter("ops_applied_total",
         "Row operations applied by this server's tablet replicas (leaders and followers)");
     clusterGuard = ClusterIdGuard.open(fs.env(), fs.walDir());
+    if (wireTls.awaitsCertificate()) { // docs/architecture.md, "TLS and the internal CA"
+      useIssuedCredentials(new CertificateRequester(name, masterAddresses(), keyProvider,
+          wireTls.trustedCa()).obtain(fs.env(), fs.walDir(), uuid(), CertificateRequester.hosts(
+          rpcAddress(), raftAddress(), clientRpcAddress()), wireTls.anonymousChannelContext(),
+          topts.tlsCertificateRequestTimeoutMs, this::isClosed));
+    }
     blockManager = openBlockManager();
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
         uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey(), blockManager,
@@ -321,10 +328,7 @@ public class TabletServer extends ServerBase {
     return out;
   }
 
-  /**
-   * Flushes a tablet and asks Ratis for a snapshot (the flushed index); returns its index. For
-   * tools and tests.
-   */
+  /** Flushes a tablet and asks Ratis for a snapshot; returns its index. Tools and tests. */
   public long snapshotTablet(String tabletId) {
     return tabletManager.get(tabletId).flushAndSnapshot(raftServer, 30_000);
   }
@@ -333,10 +337,7 @@ public class TabletServer extends ServerBase {
     return tabletManager;
   }
 
-  /**
-   * The leader master's HTTP address as its last heartbeat answer gave it; null before one
-   * answered, or when the master's web server is off.
-   */
+  /** The leader master's HTTP address from its last heartbeat answer, or null (none, off). */
   public HostPort leaderMasterHttpAddress() {
     Heartbeater hb = heartbeater;
     return hb == null ? null : hb.leaderMasterHttpAddress();

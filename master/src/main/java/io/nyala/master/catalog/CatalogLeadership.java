@@ -5,7 +5,9 @@ import io.nyala.common.StatusCode;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,8 @@ public final class CatalogLeadership {
 
   private final SysCatalog catalog;
   private final Runnable onReady;
+  /** More ops of a new leader's barrier entry, given the cluster id (e.g. the internal CA). */
+  private volatile Function<String, List<SysCatalogOpPB>> barrierOps = id -> List.of();
   /**
    * Written only by {@link #compareAndSet} under {@code this} (poll runs on the master's ticker,
    * the barrier's outcome on a Ratis thread); read without the lock.
@@ -33,6 +37,15 @@ public final class CatalogLeadership {
   CatalogLeadership(SysCatalog catalog, Runnable onReady) {
     this.catalog = catalog;
     this.onReady = onReady;
+  }
+
+  /**
+   * Adds {@code ops(clusterId)} to every new leader's barrier entry, so that what they store
+   * (the internal CA: docs/architecture.md, "TLS and the internal CA") is in the catalog before
+   * the leader serves.
+   */
+  void setBarrierOps(Function<String, List<SysCatalogOpPB>> ops) {
+    this.barrierOps = ops;
   }
 
   /** Where this master stands in leading the catalog. */
@@ -87,8 +100,10 @@ public final class CatalogLeadership {
     String clusterId = catalog.read(CatalogState::clusterId);
     SysCatalogBatchPB.Builder batch = SysCatalogBatchPB.newBuilder();
     if (clusterId.isEmpty()) {
-      batch.addOps(SysCatalogOpPB.newBuilder().setSetClusterId(RaftIds.newId()));
+      clusterId = RaftIds.newId();
+      batch.addOps(SysCatalogOpPB.newBuilder().setSetClusterId(clusterId));
     }
+    batch.addAllOps(barrierOps.apply(clusterId));
     // A barrier that never answers is given up on, so the next poll writes another.
     catalog.write(batch.build()).orTimeout(BARRIER_TIMEOUT_MS, TimeUnit.MILLISECONDS)
         .whenComplete((v, t) -> barrierDone(term, t));

@@ -103,6 +103,11 @@ public final class CatalogManager {
     this.leaderReadyHook = hook;
   }
 
+  /** Has each new leader's barrier entry store the CA if missing (see CatalogCertAuthority). */
+  public void keepCertAuthority(CatalogCertAuthority ca) {
+    leadership.setBarrierOps(ca::barrierOps);
+  }
+
   /** The CreateTablet request for a replica of {@code tablet} (re-replication adds joining). */
   public static CreateTabletRequestPB createTabletRequest(SysTableEntryPB table,
       SysTabletEntryPB tablet) {

@@ -3,6 +3,7 @@ package io.nyala.master.catalog;
 import com.google.protobuf.ByteString;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysCatalogSnapshotPB;
+import io.nyala.common.proto.metadata.SysCertAuthorityPB;
 import io.nyala.common.proto.metadata.SysTableEntryPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletKeyRewrapPB;
@@ -41,6 +42,8 @@ public final class CatalogState {
   private final Map<String, SysTabletEntryPB> deletedTablets = new HashMap<>();
   /** Token signing keys by seq (docs/architecture.md, "Client tokens"); private halves wrapped. */
   private final NavigableMap<Long, SysTokenSigningKeyPB> tokenSigningKeys = new TreeMap<>();
+  /** The internal CA (docs/architecture.md, "TLS and the internal CA"); key wrapped; or null. */
+  private SysCertAuthorityPB certAuthority;
 
   public CatalogState() {
     this(new LocationsVersions());
@@ -61,6 +64,7 @@ public final class CatalogState {
           op.getPutTokenSigningKey());
       case DELETE_TOKEN_SIGNING_KEY_SEQ -> tokenSigningKeys.remove(
           op.getDeleteTokenSigningKeySeq());
+      case PUT_CERT_AUTHORITY -> putCertAuthority(op.getPutCertAuthority());
       case REWRAP_TABLET_KEY -> rewrapTabletKey(op.getRewrapTabletKey());
       case REWRAP_TOKEN_SIGNING_KEY -> rewrapTokenSigningKey(op.getRewrapTokenSigningKey());
       default -> { } // an op from a newer master: nothing this version understands
@@ -74,6 +78,18 @@ public final class CatalogState {
   private void setClusterId(String id) {
     if (clusterId.isEmpty()) {
       clusterId = id;
+    }
+  }
+
+  /**
+   * The first CA committed wins, so two leaders that each made one (or a retried barrier) agree
+   * on one; an imported CA replaces whatever is stored (the operator asked for it), and so does
+   * the same certificate wrapped again.
+   */
+  private void putCertAuthority(SysCertAuthorityPB ca) {
+    if (certAuthority == null || ca.getImported()
+        || certAuthority.getCertificateDer().equals(ca.getCertificateDer())) {
+      certAuthority = ca;
     }
   }
 
@@ -219,6 +235,11 @@ public final class CatalogState {
     return k == null ? null : k.getPublicKeyDer();
   }
 
+  /** The internal CA, its private key wrapped; null before the first leader made one. */
+  public SysCertAuthorityPB certAuthority() {
+    return certAuthority;
+  }
+
   /** The tombstones of dropped tables. */
   public Collection<SysTableEntryPB> removedTables() {
     return Collections.unmodifiableCollection(removedTables.values());
@@ -246,7 +267,11 @@ public final class CatalogState {
   }
 
   SysCatalogSnapshotPB toSnapshot(long term, long index) {
-    return SysCatalogSnapshotPB.newBuilder()
+    SysCatalogSnapshotPB.Builder b = SysCatalogSnapshotPB.newBuilder();
+    if (certAuthority != null) {
+      b.setCertAuthority(certAuthority);
+    }
+    return b
         .setClusterId(clusterId)
         .addAllTables(tablesById.values())
         .addAllTablets(tabletsById.values())
@@ -272,6 +297,7 @@ public final class CatalogState {
     pb.getRemovedTablesList().forEach(t -> s.removedTables.put(t.getTableId(), t));
     pb.getDeletedTabletsList().forEach(t -> s.deletedTablets.put(t.getTabletId(), keyless(t)));
     pb.getTokenSigningKeysList().forEach(k -> s.tokenSigningKeys.put(k.getSeq(), k));
+    s.certAuthority = pb.hasCertAuthority() ? pb.getCertAuthority() : null;
     return s;
   }
 }

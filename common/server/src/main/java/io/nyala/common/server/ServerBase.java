@@ -29,6 +29,7 @@ import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.authz.CallerAuthentication;
 import io.nyala.common.security.authz.RpcAuthentication;
 import io.nyala.common.security.authz.RpcAuthorization;
+import io.nyala.common.security.pki.ServerCredentials;
 import io.nyala.common.security.pki.TlsContexts;
 import io.nyala.common.security.tls.WireTls;
 import io.nyala.common.security.token.TokenVerifier;
@@ -68,10 +69,10 @@ public abstract class ServerBase implements AutoCloseable {
   protected final Channels channels = new Channels();
   /** Whom this server does not hear from: empty unless a test injects a partition. */
   protected final NetworkFaults networkFaults;
-  /** TLS of every listener and outgoing channel but the web server's, or plaintext. */
-  protected final WireTls wireTls;
+  /** TLS of listeners and channels but the web's; see {@link #useIssuedCredentials}. */
+  protected WireTls wireTls;
   /** The web server's HTTPS context ({@code --webserver_tls}), or null for HTTP. */
-  private final javax.net.ssl.SSLContext webTls;
+  private javax.net.ssl.SSLContext webTls;
   /** Who may call what on the RPC listener (docs/architecture.md, "Who may call what"). */
   protected final RpcAuthentication rpcAuthentication;
   /** Checks clients' tokens; the role feeds it the leader master's public keys. */
@@ -101,12 +102,12 @@ public abstract class ServerBase implements AutoCloseable {
         ? options.rpcAdvertised(rpcBind).toString() : options.serverName;
     this.networkFaults = new NetworkFaults(name);
     // Read and checked before anything starts: a bad TLS file refuses the start.
-    this.wireTls = options.wireTls();
+    this.wireTls = options.wireTls(role);
     if (wireTls.enabled()) {
       channels.useTls(wireTls.channelContext());
     }
     this.rpcAuthentication = options.rpcAuthentication(wireTls);
-    this.webTls = options.webTls(wireTls);
+    this.webTls = wireTls.awaitsCertificate() ? null : options.webTls(wireTls);
     // Logged in plaintext too: an operator should see that callers are not authenticated.
     LOG.info("{}: RPC and Raft over {}; --rpc_authentication={}", name, wireTls,
         rpcAuthentication.flagValue());
@@ -153,6 +154,13 @@ public abstract class ServerBase implements AutoCloseable {
         networkFaults::droppedCalls);
     // Peers tell our calls from clients' by this, so an injected partition can drop them.
     channels.intercept(RpcPartitionFilter.callerIdentity(fs.uuid()));
+  }
+
+  /** Presents {@code issued} (from the master's CA) from now on; call before any listener. */
+  protected void useIssuedCredentials(ServerCredentials issued) {
+    wireTls = wireTls.withCredentials(issued);
+    channels.useTls(wireTls.channelContext());
+    webTls = options.webTls(wireTls);
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */
@@ -231,7 +239,7 @@ public abstract class ServerBase implements AutoCloseable {
   }
 
   /** Hook: role-specific settings of the RPC server before it starts. */
-  protected void customizeRpc(RpcServer rpc) {}
+  protected void customizeRpc(RpcServer rpc) { }
 
   protected void startWeb(Supplier<String> homePage) {
     startWeb(homePage, web -> { });

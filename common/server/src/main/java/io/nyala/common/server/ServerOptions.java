@@ -235,6 +235,21 @@ public class ServerOptions {
   }
 
   /**
+   * {@link #wireTls()} of a server of {@code role}: only a tablet server may be given the CA
+   * alone and get its certificate from the master's CA (docs/architecture.md, "TLS and the
+   * internal CA"); masters keep certificates the operator made.
+   */
+  public WireTls wireTls(String role) {
+    WireTls tls = wireTls();
+    if (tls.awaitsCertificate() && !role.equals("tserver")) {
+      throw NyalaException.invalidArgument("--trusted_ca_file without --tls_cert_file and "
+          + "--tls_key_file: only tablet servers get their certificate from the master's CA; "
+          + "a %s needs its own ('nyala cert create-server')", role);
+    }
+    return tls;
+  }
+
+  /**
    * The web server's HTTPS context under {@code --webserver_tls}, else null.
    *
    * @throws io.nyala.common.NyalaException INVALID_ARGUMENT when it is asked for without TLS
@@ -258,7 +273,7 @@ public class ServerOptions {
    *     {@code required} without TLS
    */
   public RpcAuthentication rpcAuthentication(WireTls tls) {
-    return RpcAuthentication.fromFlags(rpcAuthentication, tls.enabled());
+    return RpcAuthentication.fromFlags(rpcAuthentication, tls.speaksTls());
   }
 
   /** The data dirs as paths; at least one is required. */

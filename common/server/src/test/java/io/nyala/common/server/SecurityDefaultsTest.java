@@ -1,9 +1,13 @@
 package io.nyala.common.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nyala.common.security.authz.RpcAuthentication;
+import io.nyala.common.security.tls.CertFiles;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -27,5 +31,18 @@ class SecurityDefaultsTest {
     ServerOptions o = CommandLine.populateCommand(new ServerOptions());
     assertThat(o.wireTls().enabled()).isFalse();
     assertThat(o.rpcAuthentication(o.wireTls())).isEqualTo(RpcAuthentication.OPTIONAL);
+  }
+
+  @Test
+  void onlyATabletServerMayStartWithTheCaAloneAndRequireAuthentication(@TempDir Path dir) {
+    Path ca = CertFiles.createCa(dir);
+    ServerOptions o = CommandLine.populateCommand(new ServerOptions(),
+        "--rpc_encryption=required", "--rpc_authentication=required", "--trusted_ca_file=" + ca);
+    assertThat(o.wireTls("tserver").awaitsCertificate()).isTrue();
+    assertThat(o.rpcAuthentication(o.wireTls("tserver")))
+        .isEqualTo(RpcAuthentication.REQUIRED);
+    assertThatThrownBy(() -> o.wireTls("master"))
+        .hasMessageContaining("only tablet servers get their certificate from the master's CA")
+        .hasMessageContaining("a master needs its own");
   }
 }

@@ -1,6 +1,7 @@
 package io.nyala.common.security.authz;
 
 import io.grpc.Context;
+import java.util.regex.Pattern;
 
 /**
  * Who made the RPC being served, as {@link CallerAuthentication} found it: a server of the
@@ -13,6 +14,9 @@ import io.grpc.Context;
  * @param address the caller's address as the transport saw it ({@code host:port})
  */
 public record Caller(Kind kind, String name, String address) {
+  /** How a certificate of the master's CA names its server: its uuid, 32 hex digits. */
+  private static final Pattern SERVER_UUID = Pattern.compile("[0-9a-f]{32}");
+
   /** What a caller proved about itself. */
   public enum Kind {
     /** Presented a certificate the trusted CA issued. */
@@ -50,6 +54,16 @@ public record Caller(Kind kind, String name, String address) {
   public static Caller current() {
     Caller c = KEY.get();
     return c == null ? UNKNOWN : c;
+  }
+
+  /**
+   * Whether this caller is a server whose certificate names a server other than {@code uuid}.
+   * A certificate the master's CA issued names its server by uuid ({@code CN=<uuid>}), which
+   * every claim the server makes must match (docs/architecture.md, "Who may call what"); an
+   * operator's certificate names a host or a name, not a uuid, and cannot be checked: false.
+   */
+  public boolean contradicts(String uuid) {
+    return kind == Kind.SERVER && SERVER_UUID.matcher(name).matches() && !name.equals(uuid);
   }
 
   /** Whether the caller proved it is a server of the cluster. */

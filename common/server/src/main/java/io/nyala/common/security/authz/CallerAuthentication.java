@@ -44,6 +44,12 @@ public final class CallerAuthentication implements ServerInterceptor {
   /** The same token as raw bytes, for callers that prefer a binary header. */
   public static final Metadata.Key<byte[]> TOKEN_BIN =
       Metadata.Key.of("nyala-authn-token-bin", Metadata.BINARY_BYTE_MARSHALLER);
+  /**
+   * The uuid a server's calls say they come from (set by its channels, {@code
+   * RpcPartitionFilter.callerIdentity}); checked against a certificate that names a uuid.
+   */
+  public static final Metadata.Key<String> CLAIMED_UUID =
+      Metadata.Key.of("nyala-caller-uuid", Metadata.ASCII_STRING_MARSHALLER);
   /** What precedes the base64 token in {@link #BEARER}. */
   public static final String BEARER_PREFIX = "Bearer ";
 
@@ -70,6 +76,18 @@ public final class CallerAuthentication implements ServerInterceptor {
       ServerCallHandler<Q, A> next) {
     Caller caller = identify(call.getAttributes());
     String method = call.getMethodDescriptor().getFullMethodName();
+    String claimed = headers.get(CLAIMED_UUID);
+    if (claimed != null && caller.contradicts(claimed)) {
+      // A server may act only as the server its certificate names (docs/architecture.md,
+      // "Who may call what"); in the other modes it is just not identified.
+      if (mode == RpcAuthentication.REQUIRED) {
+        call.close(Status.UNAUTHENTICATED.withDescription("the certificate of " + caller
+            + " names server '" + caller.name() + "', but the call claims to come from server '"
+            + claimed + "'"), new Metadata());
+        return new ServerCall.Listener<>() {};
+      }
+      caller = Caller.anonymous(caller.address());
+    }
     if (tokens != null && mode != RpcAuthentication.DISABLED && !caller.isServer()
         && RpcPolicy.required(method) != RpcPolicy.Role.ANYONE) {
       try {

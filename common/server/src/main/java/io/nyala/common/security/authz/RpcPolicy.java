@@ -31,7 +31,9 @@ import java.util.Set;
  *     (an operator's {@code nyala cluster rotate-key}, presenting a server certificate)</td>
  *     <td>server</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>Authenticate, ListMasters,
- *     GetMasterRegistration (getting a token and finding the leader)</td><td>anyone</td></tr>
+ *     GetMasterRegistration (getting a token and finding the leader), IssueCertificate (a
+ *     tablet server without a certificate yet; the request proves membership itself)</td>
+ *     <td>anyone</td></tr>
  *   <tr><td>{@code nyala.master.MasterService}</td><td>CreateTable, IsCreateTableDone,
  *     DeleteTable, AlterTable, IsAlterTableDone, ListTables, GetTableSchema, GetTableLocations,
  *     ListTabletServers</td><td>user (a token) or server</td></tr>
@@ -71,6 +73,9 @@ public final class RpcPolicy {
     t.put(MasterServiceGrpc.getAuthenticateMethod().getFullMethodName(), Role.ANYONE);
     t.put(MasterServiceGrpc.getListMastersMethod().getFullMethodName(), Role.ANYONE);
     t.put(MasterServiceGrpc.getGetMasterRegistrationMethod().getFullMethodName(), Role.ANYONE);
+    // Its caller has no certificate yet; the request carries a proof of membership instead
+    // (docs/architecture.md, "TLS and the internal CA").
+    t.put(MasterServiceGrpc.getIssueCertificateMethod().getFullMethodName(), Role.ANYONE);
     return Map.copyOf(t);
   }
 

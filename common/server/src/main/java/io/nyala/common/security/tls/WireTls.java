@@ -29,7 +29,7 @@ import org.apache.ratis.grpc.GrpcTlsConfig;
 public final class WireTls {
   private static final WireTls PLAINTEXT = new WireTls(null, null);
 
-  /** Null when plaintext. */
+  /** Null when plaintext, or while the certificate is still to come from the master's CA. */
   private final ServerCredentials own;
   /** Null when plaintext. */
   private final X509Certificate trustedCa;
@@ -67,6 +67,12 @@ public final class WireTls {
     addIfEmpty(missing, "--trusted_ca_file", caFile);
     if (m == RpcEncryption.OPTIONAL && missing.size() == 3) {
       return PLAINTEXT;
+    }
+    if (missing.size() == 2 && !missing.contains("--trusted_ca_file")) {
+      // Only the CA: the server gets its certificate from the master's CA before it serves
+      // (docs/architecture.md, "TLS and the internal CA").
+      return new WireTls(null, Pem.readCertificate(read(Path.of(caFile), "--trusted_ca_file"),
+          "--trusted_ca_file " + caFile));
     }
     if (!missing.isEmpty()) {
       throw NyalaException.invalidArgument("--rpc_encryption=%s needs %s (PEM files; "
@@ -122,9 +128,62 @@ public final class WireTls {
     }
   }
 
-  /** Whether this server speaks TLS. */
+  /** Whether this server speaks TLS (and holds its certificate). */
   public boolean enabled() {
     return own != null;
+  }
+
+  /**
+   * Whether this server speaks TLS but has no certificate yet: given only {@code
+   * --trusted_ca_file}, it asks the master's CA for one ({@link #withCredentials}) before it
+   * starts its listeners.
+   */
+  public boolean awaitsCertificate() {
+    return own == null && trustedCa != null;
+  }
+
+  /** Whether this server speaks TLS, with its certificate or awaiting it. */
+  public boolean speaksTls() {
+    return trustedCa != null;
+  }
+
+  /** The CA this server trusts, or null when plaintext. */
+  public X509Certificate trustedCa() {
+    return trustedCa;
+  }
+
+  /** The credentials this server presents, or null. */
+  public ServerCredentials credentials() {
+    return own;
+  }
+
+  /**
+   * This TLS presenting {@code issued} (from the master's CA), which must chain to the trusted
+   * CA.
+   *
+   * @throws NyalaException INVALID_ARGUMENT when the certificate is not the trusted CA's
+   */
+  public WireTls withCredentials(ServerCredentials issued) {
+    if (trustedCa == null) {
+      throw NyalaException.illegalState("TLS is off (--rpc_encryption)");
+    }
+    try {
+      issued.leaf().verify(trustedCa.getPublicKey());
+    } catch (GeneralSecurityException e) {
+      throw NyalaException.invalidArgument("certificate '%s' from the master's CA was not issued "
+          + "by the CA of --trusted_ca_file ('%s')",
+          issued.leaf().getSubjectX500Principal().getName(),
+          trustedCa.getSubjectX500Principal().getName());
+    }
+    return new WireTls(issued, trustedCa);
+  }
+
+  /** A channel context trusting the CA and presenting nothing: a first contact's. */
+  public SslContext anonymousChannelContext() {
+    if (trustedCa == null) {
+      throw NyalaException.illegalState("TLS is off (--rpc_encryption)");
+    }
+    return TlsContexts.forClient(trustedCa);
   }
 
   /** The context of Nyala's gRPC server: presents the certificate, client's optional. */
@@ -156,7 +215,11 @@ public final class WireTls {
 
   @Override
   public String toString() {
-    return own == null ? "plaintext" : "TLS as " + own + ", trusting '"
+    if (trustedCa == null) {
+      return "plaintext";
+    }
+    return (own == null ? "TLS awaiting a certificate from the master's CA" : "TLS as " + own)
+        + ", trusting '"
         + trustedCa.getSubjectX500Principal().getName() + "'";
   }
 }

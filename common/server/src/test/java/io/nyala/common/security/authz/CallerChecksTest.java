@@ -138,6 +138,24 @@ class CallerChecksTest {
   }
 
   @Test
+  void requiredRefusesAServerThatClaimsAnotherUuidThanItsCertificateNames() {
+    start(RpcAuthentication.REQUIRED, true);
+    String a = "0123456789abcdef0123456789abcdef";
+    String b = "fedcba9876543210fedcba9876543210";
+    SslContext issued = TlsContexts.forClient(CA.certificate(), credentials(CA, a));
+    assertThatThrownBy(() -> deleteTablet(issued, b))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED))
+        .hasMessageContaining("names server '" + a + "'")
+        .hasMessageContaining("claims to come from server '" + b + "'");
+    assertThat(seen).isEmpty();
+    deleteTablet(issued, a);
+    // An operator's certificate names a host, not a uuid: nothing to check it against.
+    deleteTablet(TlsContexts.forClient(CA.certificate(), credentials(CA, "ts-7")), b);
+    assertThat(seen).extracting(Caller::name).containsExactly(a, "ts-7");
+  }
+
+  @Test
   void aCertificateOfAnotherCaFailsTheHandshake() {
     start(RpcAuthentication.REQUIRED, true);
     SslContext stranger = TlsContexts.forClient(CA.certificate(), credentials(OTHER_CA, "ts-9"));
@@ -201,7 +219,17 @@ class CallerChecksTest {
   }
 
   private void deleteTablet(SslContext tls) {
+    deleteTablet(tls, null);
+  }
+
+  /** DeleteTablet claiming to come from server {@code claimedUuid} (null: no claim). */
+  private void deleteTablet(SslContext tls, String claimedUuid) {
+    Metadata headers = new Metadata();
+    if (claimedUuid != null) {
+      headers.put(CallerAuthentication.CLAIMED_UUID, claimedUuid);
+    }
     TabletServerAdminServiceGrpc.newBlockingStub(channel(tls))
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
         .withDeadlineAfter(20, TimeUnit.SECONDS)
         .deleteTablet(DeleteTabletRequestPB.newBuilder().setTabletId("t1").build());
   }

@@ -12,6 +12,8 @@ import io.nyala.common.HostPort;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.rpc.Channels;
 import io.nyala.common.rpc.RpcServer;
+import io.nyala.common.security.pki.Pem;
+import io.nyala.common.security.pki.ServerCredentials;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -53,6 +55,33 @@ class WireTlsTest {
         ca().toString()).enabled()).isTrue();
     assertThatThrownBy(() -> WireTls.fromFlags("optional", s.certFile().toString(), "", ""))
         .hasMessageContaining("needs --tls_key_file, --trusted_ca_file");
+  }
+
+  @Test
+  void theCaAloneAwaitsACertificateOfThatCaFromTheMaster() throws Exception {
+    CertFiles.createCa(dir);
+    WireTls pending = WireTls.fromFlags("required", "", "", ca().toString());
+    assertThat(pending.awaitsCertificate()).isTrue();
+    assertThat(pending.enabled()).isFalse();
+    assertThat(pending.speaksTls()).isTrue();
+    assertThat(pending.toString()).contains("awaiting a certificate from the master's CA");
+
+    CertFiles.ServerFiles s = CertFiles.createServer(dir, "ts-1", List.of("127.0.0.1"));
+    ServerCredentials issued = new ServerCredentials(
+        Pem.readPrivateKey(Files.readString(s.keyFile()), "key"),
+        Pem.readCertificates(Files.readString(s.certFile()), "crt"));
+    WireTls ready = pending.withCredentials(issued);
+    assertThat(ready.enabled()).isTrue();
+    assertThat(ready.awaitsCertificate()).isFalse();
+
+    Path other = dir.resolve("other");
+    CertFiles.createCa(other);
+    CertFiles.ServerFiles foreign = CertFiles.createServer(other, "ts-2", List.of("127.0.0.1"));
+    ServerCredentials stranger = new ServerCredentials(
+        Pem.readPrivateKey(Files.readString(foreign.keyFile()), "key"),
+        Pem.readCertificates(Files.readString(foreign.certFile()), "crt"));
+    assertThatThrownBy(() -> pending.withCredentials(stranger))
+        .hasMessageContaining("was not issued by the CA of --trusted_ca_file");
   }
 
   @Test
