@@ -21,13 +21,16 @@ final class ScanBench {
   /** One case: a name, the columns projected (empty: all) and whether it takes the 1% range. */
   private record Case(String name, List<String> columns, boolean selective) {}
 
+  /** How the scanner pages: rows and bytes per page (0: the server's default), prefetching. */
+  record Paging(int rows, long bytes, boolean prefetch) {}
+
   /** The figures of one run. */
   private record Run(long rows, long bytes, double secs, double serverCpu, long clientNanos) {}
 
   private final NyalaTable table;
   /** Null when the servers' CPU cannot be read. */
   private final ServerCpu cpu;
-  private final long batchBytes;
+  private final Paging paging;
   /** The smallest and largest key, from the warm-up scan. */
   private long minKey;
   private long maxKey;
@@ -35,10 +38,10 @@ final class ScanBench {
   /** Folds every value read, so that no read can be optimised away. */
   private long sink;
 
-  ScanBench(NyalaTable table, ServerCpu cpu, long batchBytes) {
+  ScanBench(NyalaTable table, ServerCpu cpu, Paging paging) {
     this.table = table;
     this.cpu = cpu;
-    this.batchBytes = batchBytes;
+    this.paging = paging;
   }
 
   int run(int repeat) {
@@ -87,10 +90,13 @@ final class ScanBench {
     if (!columns.isEmpty()) {
       b.setProjectedColumnNames(columns);
     }
-    if (batchBytes > 0) {
-      b.batchSizeBytes(batchBytes);
+    if (paging.bytes() > 0) {
+      b.batchSizeBytes(paging.bytes());
     }
-    return b;
+    if (paging.rows() > 0) {
+      b.batchSizeRows(paging.rows());
+    }
+    return b.prefetching(paging.prefetch());
   }
 
   private Run runCase(Case c) {

@@ -50,6 +50,15 @@ final class ScanCommand implements Callable<Integer> {
       description = "Row bytes per page the scanner asks for; 0: the server's default.")
   long batchBytes;
 
+  @Option(names = "--batch-rows", defaultValue = "0",
+      description = "Rows per page the scanner asks for; 0: the server's default.")
+  int batchRows;
+
+  @Option(names = "--prefetch", paramLabel = "true|false", defaultValue = "true", arity = "1",
+      description = "Ask for the next page while the current one is read (the scanner's "
+          + "default); false to compare.")
+  boolean prefetch;
+
   @Option(names = "--metrics-url", paramLabel = "URL",
       description = "A tablet server's /metrics page (e.g. http://HOST:8050/metrics), read for "
           + "its process_cpu_seconds_total; repeatable. With --masters, without it no server CPU "
@@ -84,6 +93,7 @@ final class ScanCommand implements Callable<Integer> {
     CliErrors.requireAtLeast(spec, "--string-len", stringLen, 0);
     CliErrors.requireAtLeast(spec, "--repeat", repeat, 1);
     CliErrors.requireAtLeast(spec, "--batch-bytes", batchBytes, 0);
+    CliErrors.requireAtLeast(spec, "--batch-rows", batchRows, 0);
     if (!minicluster && !processes) {
       ServerCpu cpu = metricsUrls.isEmpty() ? null : ServerCpu.fromMetrics(metricsUrls);
       return scan(masters.clientBuilder(), cpu);
@@ -126,7 +136,8 @@ final class ScanCommand implements Callable<Integer> {
 
   private int scan(NyalaClient.Builder clientBuilder, ServerCpu cpu) {
     try (NyalaClient client = clientBuilder.build()) {
-      ScanBench bench = new ScanBench(client.openTable(table), cpu, batchBytes);
+      ScanBench bench = new ScanBench(client.openTable(table), cpu,
+          new ScanBench.Paging(batchRows, batchBytes, prefetch));
       return bench.run(repeat);
     }
   }

@@ -40,7 +40,7 @@ class ScanCommandTest {
     assertThat(load.status()).as(load.err()).isZero();
 
     List<String> args = new ArrayList<>(List.of("perf", "scan", "--client-config", config,
-        "--table", "s", "--repeat", "2", "--batch-bytes", "512"));
+        "--table", "s", "--repeat", "2", "--batch-bytes", "512", "--prefetch", "false"));
     for (ServerInfo s : cluster.servers()) {
       if (s.role() == ServerRole.TABLET_SERVER) {
         args.add("--metrics-url");
@@ -83,9 +83,11 @@ class ScanCommandTest {
         "--rows", "20");
     assertThat(load.status()).as(load.err()).isZero();
     CliRun run = CliRun.nyala("perf", "scan", "--client-config", config, "--table", "c",
-        "--repeat", "1");
+        "--repeat", "1", "--batch-rows", "7");
     assertThat(run.status()).as(run.err()).isZero();
-    assertThat(run.out()).containsPattern("full table, 1 column \\(key\\)" + FIGURES
+    assertThat(run.out()).contains("full table, all columns (key,int_val,str_val,double_val,"
+        + "ts_val): 20 rows")
+        .containsPattern("full table, 1 column \\(key\\)" + FIGURES
         + "; client thread [\\d.]+ us/row").doesNotContain("server CPU");
   }
 }
