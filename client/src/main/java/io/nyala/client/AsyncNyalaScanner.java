@@ -13,6 +13,11 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread-safe, but pages are fetched one at a time: call {@link #nextRows()} again only after
  * the previous future completed. {@link #close()} releases the open server-side scanner early.
+ *
+ * <p>By default the scanner prefetches: when a page arrives and more may follow, the next page
+ * is asked for at once, so the servers build it (and this client decodes it) while the
+ * application reads the page it has (docs/performance.md, "Scans"). At most one page is
+ * prefetched; {@link ScannerBuilder#prefetching(boolean)} turns it off.
  */
 public final class AsyncNyalaScanner {
   private final NyalaTable table;
@@ -25,6 +30,9 @@ public final class AsyncNyalaScanner {
   private int tabletsScanned;
   private boolean inFlight;
   private boolean closed;
+  private boolean prefetching = true;
+  /** The next page, asked for before the application asked; null when none is. */
+  private CompletableFuture<RowResultIterator> prefetched;
 
   AsyncNyalaScanner(NyalaTable table, ScanSpec spec) {
     this.table = table;
@@ -32,6 +40,12 @@ public final class AsyncNyalaScanner {
     this.nextPartitionKey = spec.partitionKeyStart();
     this.pruner = PartitionPruner.create(table.getSchema(), table.getPartitionSchema(),
         spec.predicates());
+  }
+
+  /** Turns prefetching on or off; call before the first {@link #nextRows()}. */
+  synchronized AsyncNyalaScanner prefetching(boolean on) {
+    this.prefetching = on;
+    return this;
   }
 
   /** @return the table being scanned */
@@ -61,6 +75,10 @@ public final class AsyncNyalaScanner {
 
   /** @return whether more rows may follow (a page may still turn out empty) */
   public synchronized boolean hasMoreRows() {
+    return !closed && prefetched != null || hasMoreToFetch();
+  }
+
+  private synchronized boolean hasMoreToFetch() {
     return !closed && rowsReturned < spec.limit()
         && ((current != null && current.hasMore()) || nextPartitionKey != null);
   }
@@ -72,6 +90,7 @@ public final class AsyncNyalaScanner {
    * @return the page; fails with the server's error, or TIMED_OUT naming the tablet
    */
   public CompletableFuture<RowResultIterator> nextRows() {
+    CompletableFuture<RowResultIterator> page;
     synchronized (this) {
       if (inFlight) {
         return CompletableFuture.failedFuture(NyalaException.illegalState(
@@ -81,11 +100,18 @@ public final class AsyncNyalaScanner {
         return CompletableFuture.completedFuture(RowResultIterator.empty());
       }
       inFlight = true;
+      page = prefetched;
+      prefetched = null;
     }
-    Deadline deadline = Deadline.after(spec.timeoutMs());
-    return fetch(deadline).whenComplete((page, err) -> {
+    if (page == null) {
+      page = fetch(Deadline.after(spec.timeoutMs()));
+    }
+    return page.whenComplete((p, err) -> {
       synchronized (this) {
         inFlight = false;
+        if (err == null && prefetching && hasMoreToFetch()) {
+          prefetched = fetch(Deadline.after(spec.timeoutMs()));
+        }
       }
     });
   }
@@ -108,7 +134,7 @@ public final class AsyncNyalaScanner {
     }
     return page.thenCompose(p -> {
       RowResultIterator accepted = accept(p);
-      if (accepted.getNumRows() > 0 || !hasMoreRows()) {
+      if (accepted.getNumRows() > 0 || !hasMoreToFetch()) {
         return CompletableFuture.completedFuture(accepted);
       }
       return fetch(deadline);
@@ -175,16 +201,32 @@ public final class AsyncNyalaScanner {
    */
   public CompletableFuture<Void> close() {
     TabletScan scan;
+    CompletableFuture<RowResultIterator> pending;
     synchronized (this) {
       if (closed) {
         return CompletableFuture.completedFuture(null);
       }
       closed = true;
       scan = current;
+      pending = prefetched;
+      prefetched = null;
+    }
+    if (pending != null) {
+      // The prefetch's call owns the tablet scan until it answers; close whichever it left open.
+      pending.whenComplete((p, err) -> closeCurrent());
+    } else if (scan != null) {
+      scan.close();
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  private void closeCurrent() {
+    TabletScan scan;
+    synchronized (this) {
+      scan = current;
     }
     if (scan != null) {
       scan.close();
     }
-    return CompletableFuture.completedFuture(null);
   }
 }

@@ -1,6 +1,7 @@
 package io.nyala.client;
 
 import io.nyala.common.NyalaException;
+import io.nyala.common.row.ColumnarRows;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
@@ -14,14 +15,20 @@ import java.util.Arrays;
  * position in the projection and check the column's type: calling the getter of another type is
  * an INVALID_ARGUMENT error naming the column, as is a primitive getter on a null value (check
  * {@link #isNull} first). Immutable.
+ *
+ * <p>A row is a view of its page, which holds its values column by column: the primitive getters
+ * read them without creating an object, and an object value (a string, a decimal, ...) is made
+ * when asked for (docs/performance.md, "Scans").
  */
 public final class RowResult {
   private final Schema schema;
-  private final Object[] values;
+  private final ColumnarRows page;
+  private final int row;
 
-  RowResult(Schema schema, Object[] values) {
-    this.schema = schema;
-    this.values = values;
+  RowResult(ColumnarRows page, int row) {
+    this.schema = page.projection();
+    this.page = page;
+    this.row = row;
   }
 
   /** @return the projection's columns */
@@ -56,7 +63,7 @@ public final class RowResult {
    */
   public boolean isNull(int index) {
     checkIndex(index);
-    return values[index] == null;
+    return page.isNull(index, row);
   }
 
   /**
@@ -72,7 +79,7 @@ public final class RowResult {
    * @return its value
    */
   public long getLong(int index) {
-    return (Long) value(index, true, Type.INT64, Type.UNIXTIME_MICROS);
+    return bits(index, Type.INT64, Type.UNIXTIME_MICROS);
   }
 
   /**
@@ -88,7 +95,7 @@ public final class RowResult {
    * @return its value
    */
   public int getInt(int index) {
-    return (Integer) value(index, true, Type.INT32);
+    return (int) bits(index, Type.INT32, null);
   }
 
   /**
@@ -104,7 +111,7 @@ public final class RowResult {
    * @return its value
    */
   public short getShort(int index) {
-    return (Short) value(index, true, Type.INT16);
+    return (short) bits(index, Type.INT16, null);
   }
 
   /**
@@ -120,7 +127,7 @@ public final class RowResult {
    * @return its value
    */
   public byte getByte(int index) {
-    return (Byte) value(index, true, Type.INT8);
+    return (byte) bits(index, Type.INT8, null);
   }
 
   /**
@@ -136,7 +143,7 @@ public final class RowResult {
    * @return its value
    */
   public boolean getBoolean(int index) {
-    return (Boolean) value(index, true, Type.BOOL);
+    return bits(index, Type.BOOL, null) != 0;
   }
 
   /**
@@ -152,7 +159,7 @@ public final class RowResult {
    * @return its value
    */
   public float getFloat(int index) {
-    return (Float) value(index, true, Type.FLOAT);
+    return Float.intBitsToFloat((int) bits(index, Type.FLOAT, null));
   }
 
   /**
@@ -168,7 +175,7 @@ public final class RowResult {
    * @return its value
    */
   public double getDouble(int index) {
-    return (Double) value(index, true, Type.DOUBLE);
+    return Double.longBitsToDouble(bits(index, Type.DOUBLE, null));
   }
 
   /**
@@ -184,7 +191,7 @@ public final class RowResult {
    * @return microseconds since the epoch
    */
   public long getTimestampMicros(int index) {
-    return (Long) value(index, true, Type.UNIXTIME_MICROS);
+    return bits(index, Type.UNIXTIME_MICROS, null);
   }
 
   /**
@@ -200,7 +207,7 @@ public final class RowResult {
    * @return its value, or null
    */
   public String getString(int index) {
-    return (String) value(index, false, Type.STRING);
+    return (String) object(index, Type.STRING);
   }
 
   /**
@@ -216,8 +223,7 @@ public final class RowResult {
    * @return a copy of its value, or null
    */
   public byte[] getBinary(int index) {
-    byte[] b = (byte[]) value(index, false, Type.BINARY);
-    return b == null ? null : b.clone();
+    return (byte[]) object(index, Type.BINARY);
   }
 
   /**
@@ -233,7 +239,7 @@ public final class RowResult {
    * @return its value at the column's scale, or null
    */
   public BigDecimal getDecimal(int index) {
-    return (BigDecimal) value(index, false, Type.DECIMAL);
+    return (BigDecimal) object(index, Type.DECIMAL);
   }
 
   /**
@@ -249,7 +255,7 @@ public final class RowResult {
    * @return its value, or null
    */
   public LocalDate getDate(int index) {
-    return (LocalDate) value(index, false, Type.DATE);
+    return (LocalDate) object(index, Type.DATE);
   }
 
   /**
@@ -265,7 +271,7 @@ public final class RowResult {
    * @return its value, or null
    */
   public String getVarchar(int index) {
-    return (String) value(index, false, Type.VARCHAR);
+    return (String) object(index, Type.VARCHAR);
   }
 
   /**
@@ -281,7 +287,7 @@ public final class RowResult {
    * @return its value (whole microseconds, UTC), or null
    */
   public Instant getTimestamp(int index) {
-    return (Instant) value(index, false, Type.TIMESTAMP);
+    return (Instant) object(index, Type.TIMESTAMP);
   }
 
   /**
@@ -298,39 +304,49 @@ public final class RowResult {
    */
   public Object getObject(int index) {
     checkIndex(index);
-    Object v = values[index];
-    return v instanceof byte[] b ? b.clone() : v;
+    return page.value(index, row);
   }
 
-  private Object value(int index, boolean primitive, Type... accepted) {
+  /** The bits of a non-null value of type {@code a} or {@code b} (null: only {@code a}). */
+  private long bits(int index, Type a, Type b) {
+    checkType(index, a, b);
+    if (page.isNull(index, row)) {
+      throw NyalaException.invalidArgument("column '%s' is null; check isNull() first",
+          schema.column(index).name());
+    }
+    return page.bits(index, row);
+  }
+
+  /** A value of type {@code t} as an object, or null. */
+  private Object object(int index, Type t) {
+    checkType(index, t, null);
+    return page.value(index, row);
+  }
+
+  private void checkType(int index, Type a, Type b) {
     checkIndex(index);
     ColumnSchema c = schema.column(index);
-    if (!Arrays.asList(accepted).contains(c.type())) {
+    if (c.type() != a && c.type() != b) {
       throw NyalaException.invalidArgument("column '%s' is of type %s, not %s", c.name(),
-          c.type(), accepted[0]);
+          c.type(), a);
     }
-    Object v = values[index];
-    if (v == null && primitive) {
-      throw NyalaException.invalidArgument("column '%s' is null; check isNull() first", c.name());
-    }
-    return v;
   }
 
   private void checkIndex(int index) {
-    if (index < 0 || index >= values.length) {
+    if (index < 0 || index >= schema.columnCount()) {
       throw NyalaException.invalidArgument("column index %d out of range: the projection has %d "
-          + "columns", index, values.length);
+          + "columns", index, schema.columnCount());
     }
   }
 
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("(");
-    for (int i = 0; i < values.length; i++) {
+    for (int i = 0; i < schema.columnCount(); i++) {
       if (i > 0) {
         sb.append(", ");
       }
-      Object v = values[i];
+      Object v = page.value(i, row);
       sb.append(schema.column(i).name()).append('=')
           .append(v instanceof byte[] b ? Arrays.toString(b) : String.valueOf(v));
     }

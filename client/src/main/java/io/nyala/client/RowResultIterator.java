@@ -1,21 +1,26 @@
 package io.nyala.client;
 
-import io.nyala.common.schema.Schema;
+import io.nyala.common.row.ColumnarRows;
 import java.util.Iterator;
-import java.util.List;
 import java.util.NoSuchElementException;
 
 /** One page of scan results. Iterate it once, with a for-each loop or as an iterator. */
 public final class RowResultIterator implements Iterator<RowResult>, Iterable<RowResult> {
-  private static final RowResultIterator EMPTY = new RowResultIterator(null, List.of());
+  private static final RowResultIterator EMPTY = new RowResultIterator(null, 0);
 
-  private final Schema projection;
-  private final List<Object[]> rows;
+  /** The page's rows, column by column; null when empty. */
+  private final ColumnarRows rows;
+  /** How many of them this iterator returns. */
+  private final int count;
   private int next;
 
-  RowResultIterator(Schema projection, List<Object[]> rows) {
-    this.projection = projection;
+  RowResultIterator(ColumnarRows rows) {
+    this(rows, rows.numRows());
+  }
+
+  private RowResultIterator(ColumnarRows rows, int count) {
     this.rows = rows;
+    this.count = count;
   }
 
   static RowResultIterator empty() {
@@ -24,17 +29,17 @@ public final class RowResultIterator implements Iterator<RowResult>, Iterable<Ro
 
   /** A page of only the first {@code n} rows, for a limit a server overshot. */
   RowResultIterator truncate(int n) {
-    return new RowResultIterator(projection, rows.subList(0, n));
+    return new RowResultIterator(rows, n);
   }
 
   /** @return the number of rows in this page */
   public int getNumRows() {
-    return rows.size();
+    return count;
   }
 
   @Override
   public boolean hasNext() {
-    return next < rows.size();
+    return next < count;
   }
 
   @Override
@@ -42,7 +47,7 @@ public final class RowResultIterator implements Iterator<RowResult>, Iterable<Ro
     if (!hasNext()) {
       throw new NoSuchElementException("no more rows in this page");
     }
-    return new RowResult(projection, rows.get(next++));
+    return new RowResult(rows, next++);
   }
 
   /** @return this iterator, so a page can be used in a for-each loop */

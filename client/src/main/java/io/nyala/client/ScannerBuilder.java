@@ -21,6 +21,7 @@ public final class ScannerBuilder {
   private long limit = Long.MAX_VALUE;
   private int batchSizeRows;
   private long batchSizeBytes;
+  private boolean prefetching = true;
   private byte[] startKey = new byte[0];
   private byte[] stopKey = new byte[0];
   private ReadMode readMode = ReadMode.READ_LATEST;
@@ -96,6 +97,18 @@ public final class ScannerBuilder {
       throw NyalaException.invalidArgument("batch size must be at least 1 byte, got %d", bytes);
     }
     this.batchSizeBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Whether to ask for the next page as soon as one arrives, so that the servers build it while
+   * the application reads the current one (default: on; see {@link AsyncNyalaScanner}).
+   *
+   * @param on false to fetch each page only when asked for
+   * @return this
+   */
+  public ScannerBuilder prefetching(boolean on) {
+    this.prefetching = on;
     return this;
   }
 
@@ -204,7 +217,7 @@ public final class ScannerBuilder {
         List.copyOf(bound), List.copyOf(pbs), startKey, stopKey, limit, batchSizeRows, readMode,
         timeoutMs, batchSizeBytes, readMode == ReadMode.READ_AT_SNAPSHOT ? snapshot : Map.of(),
         Map.of(), new byte[0], new byte[0]);
-    return new AsyncNyalaScanner(table, spec);
+    return new AsyncNyalaScanner(table, spec).prefetching(prefetching);
   }
 
   private void checkColumn(String column, String what) {

@@ -15,11 +15,10 @@ import io.nyala.common.proto.tserver.NewScanRequestPB;
 import io.nyala.common.proto.tserver.ReadModePB;
 import io.nyala.common.proto.tserver.ScanRequestPB;
 import io.nyala.common.proto.tserver.ScanResponsePB;
+import io.nyala.common.row.ColumnarRows;
 import io.nyala.common.row.KeyEncoder;
-import io.nyala.common.row.RowBlock;
 import io.nyala.common.schema.Schema;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -212,9 +211,10 @@ final class TabletScan {
     }
     Schema projection = resp.hasProjection() && resp.getProjection().getColumnsCount() > 0
         ? Schema.fromPb(resp.getProjection()) : spec.projection();
-    List<Object[]> rows = RowBlock.decode(projection, resp.getData());
-    client.tabletCaller().counters().scanPage(rows.size(), resp.getData().getSerializedSize());
-    return new RowResultIterator(projection, rows);
+    ColumnarRows rows = ColumnarRows.decode(projection, resp.getData());
+    client.tabletCaller().counters().scanPage(rows.numRows(),
+        resp.getData().getSerializedSize());
+    return new RowResultIterator(rows);
   }
 
   /**

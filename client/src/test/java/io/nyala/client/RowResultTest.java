@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.nyala.common.row.ColumnarRows;
+import io.nyala.common.row.RowBlock;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
@@ -27,8 +29,15 @@ class RowResultTest {
       ColumnSchema.builder("ts", Type.UNIXTIME_MICROS).build(),
       ColumnSchema.builder("n", Type.INT32).build()));
 
-  private final RowResult row = new RowResult(SCHEMA, new Object[] {(byte) 1, (short) 2, 3, 4L,
+  private final RowResult row = rowOf(SCHEMA, new Object[] {(byte) 1, (short) 2, 3, 4L,
       true, 5.5f, 6.5, "seven", new byte[] {8}, 9L, null});
+
+  /** A row as a scan returns it: encoded by a server's RowBlock, read as a columnar page. */
+  private static RowResult rowOf(Schema schema, Object[] values) {
+    RowBlock block = new RowBlock(schema);
+    block.add(values);
+    return new RowResult(ColumnarRows.decode(schema, block.toPb()), 0);
+  }
 
   @Test
   void typedGettersByNameAndIndex() {

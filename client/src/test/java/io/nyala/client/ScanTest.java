@@ -109,6 +109,41 @@ class ScanTest {
         f.cluster.tservers().stream().mapToInt(FakeTabletServer::openScanners).sum() == 0);
   }
 
+  /** Prefetching (docs/performance.md, "Scans"): one page ahead, never more, released on close. */
+  @Test
+  void theNextPageIsAskedForBeforeTheApplicationAsksAndClosingEarlyReleasesIt() {
+    NyalaTable t = f.createTable("m", 1, 1);
+    f.insertRange(t, 0, 50);
+    FakeTabletServer ts = f.tablet("m", 0).replicas().get(0);
+    try (NyalaScanner s = t.newScannerBuilder().batchSizeRows(5).build()) {
+      assertThat(s.nextRows().getNumRows()).isEqualTo(5);
+      await().atMost(Duration.ofSeconds(5)).until(() -> ts.scans.size() >= 2);
+      assertThat(s.nextRows().getNumRows()).isEqualTo(5);
+      await().atMost(Duration.ofSeconds(5)).until(() -> ts.scans.size() >= 3);
+      assertThat(ts.scans).hasSize(3);
+      assertThat(ts.openScanners()).isEqualTo(1);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> ts.openScanners() == 0);
+  }
+
+  @Test
+  void withoutPrefetchingAPageIsAskedForOnlyWhenWanted() {
+    NyalaTable t = f.createTable("m", 1, 1);
+    f.insertRange(t, 0, 20);
+    FakeTabletServer ts = f.tablet("m", 0).replicas().get(0);
+    List<Long> keys = new ArrayList<>();
+    try (NyalaScanner s = t.newScannerBuilder().batchSizeRows(5).prefetching(false).build()) {
+      s.nextRows().forEach(r -> keys.add(r.getLong("key")));
+      assertThat(ts.scans).hasSize(1);
+      for (RowResult r : s) {
+        keys.add(r.getLong("key"));
+      }
+    }
+    assertThat(keys).hasSize(20).doesNotHaveDuplicates().isSorted();
+    // Four pages of five, and at most one more call that finds the end.
+    assertThat(ts.scans.size()).isBetween(4, 5);
+  }
+
   @Test
   void projectionPredicatesAndKeyBounds() {
     NyalaTable t = f.createTable("m", 1, 1);

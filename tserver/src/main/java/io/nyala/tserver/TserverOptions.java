@@ -30,9 +30,10 @@ public class TserverOptions extends ServerOptions {
           + "a snapshot older than this gets an error. Default: ${DEFAULT-VALUE} (15 min).")
   public long tabletHistoryMaxAgeSec = 900;
 
-  @Option(names = "--scanner_default_batch_rows", defaultValue = "1000",
-      description = "Rows per scan page when the request does not say. Default: ${DEFAULT-VALUE}.")
-  public int scannerDefaultBatchRows = 1000;
+  @Option(names = "--scanner_default_batch_rows", defaultValue = "0",
+      description = "Rows per scan page when the request does not say; 0: no cap, a page ends "
+          + "by bytes only (the request's, else 1 MiB), as Kudu's do. Default: ${DEFAULT-VALUE}.")
+  public int scannerDefaultBatchRows = 0;
 
   @Option(names = "--max_write_request_bytes", defaultValue = "245760",
       description = "Largest Write request accepted (bytes); clients split bigger batches. Every "

@@ -125,7 +125,8 @@ final class LoadgenCommand implements Callable<Integer> {
     }
   }
 
-  private int run(NyalaClient.Builder clientBuilder) throws Exception {
+  /** Writes the rows, prints the report and returns the exit status. */
+  int run(NyalaClient.Builder clientBuilder) throws Exception {
     try (NyalaClient client = clientBuilder.build()) {
       NyalaTable t = openOrCreate(client);
       LoadgenWriter.Config config = new LoadgenWriter.Config(flushMode, batch, stringLen);

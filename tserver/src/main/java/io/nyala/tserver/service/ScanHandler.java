@@ -175,17 +175,24 @@ final class ScanHandler {
   }
 
   private ScanResponsePB page(Scanner s, ScanRequestPB req) {
-    int batch = req.getBatchSizeRows() > 0 ? req.getBatchSizeRows() : defaultBatchRows;
+    // Without a row cap a page is cut by bytes alone: a page of 1,000 small rows made the
+    // per-call costs (docs/performance.md, "Scans") a large share of a full scan.
+    int batch = req.getBatchSizeRows() > 0 ? req.getBatchSizeRows()
+        : defaultBatchRows > 0 ? defaultBatchRows : Integer.MAX_VALUE;
     ScanPage p;
+    long bytes = req.getBatchSizeBytes() > 0 ? req.getBatchSizeBytes() : DEFAULT_BATCH_BYTES;
     try {
-      long bytes = req.getBatchSizeBytes() > 0 ? req.getBatchSizeBytes() : DEFAULT_BATCH_BYTES;
       p = s.nextPage(batch, bytes);
     } catch (RuntimeException e) {
       scanners.close(s);
       throw e;
     }
     Schema projection = s.spec().projection();
-    RowBlock block = new RowBlock(projection);
+    // Sized for the page (8 bytes a value, at most the page's bytes plus a row's worth), so that
+    // a full page is not copied again and again while it grows.
+    long estimate = 8L * p.rows().size() * (projection.columnCount() + 1);
+    RowBlock block = new RowBlock(projection,
+        (int) Math.min(Math.max(estimate, 4096), Math.min(bytes + 4096, 8 << 20)));
     p.rows().forEach(block::add);
     rowsReturned.add(p.rows().size());
     ScanResponsePB.Builder b = ScanResponsePB.newBuilder()

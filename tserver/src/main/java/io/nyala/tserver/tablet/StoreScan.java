@@ -5,6 +5,7 @@ import io.nyala.common.row.KeyEncoder;
 import io.nyala.common.row.ValueCodec;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
 import io.nyala.tserver.tablet.rowset.MergeCursor;
 import io.nyala.tserver.tablet.rowset.Projection;
 import io.nyala.tserver.tablet.rowset.RowSet;
@@ -90,6 +91,10 @@ final class StoreScan {
       m = new MergeCursor(view, spec.startKey().length > 0 ? spec.startKey() : null, true);
     }
     List<Object[]> out = new ArrayList<>(Math.min(maxRows, 1024));
+    Type[] types = new Type[spec.projection().columnCount()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = spec.projection().column(i).type();
+    }
     byte[] last = null;
     long bytes = 0;
     while (m.next()) {
@@ -105,7 +110,7 @@ final class StoreScan {
       }
       Object[] row = project(spec, v.row());
       out.add(row);
-      bytes += encodedSize(spec.projection(), row);
+      bytes += encodedSize(types, row);
       last = m.key();
     }
     return new ScanPage(out, last, false);
@@ -123,11 +128,11 @@ final class StoreScan {
   }
 
   /** The bytes the row takes in the response's row block (null bitmap, then values). */
-  private static long encodedSize(Schema projection, Object[] row) {
+  private static long encodedSize(Type[] types, Object[] row) {
     long n = (row.length + 7) / 8;
     for (int i = 0; i < row.length; i++) {
       if (row[i] != null) {
-        n += ValueCodec.encodedSize(projection.column(i).type(), row[i]);
+        n += ValueCodec.encodedSize(types[i], row[i]);
       }
     }
     return n;

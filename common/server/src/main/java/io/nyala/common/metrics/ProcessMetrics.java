@@ -36,6 +36,12 @@ public final class ProcessMetrics {
           Map.of("pool", pool.getName()), pool::getMemoryUsed);
     }
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun
+        && sun.getProcessCpuTime() >= 0) {
+      // What perf scan and perf loadgen divide by rows for CPU per row (docs/performance.md).
+      r.doubleCounterFrom("process_cpu_seconds_total", "CPU time used" + JVM_WIDE,
+          () -> sun.getProcessCpuTime() / 1e9);
+    }
     if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
       r.gauge("process_open_fds", "Open file descriptors" + JVM_WIDE,
           unix::getOpenFileDescriptorCount);

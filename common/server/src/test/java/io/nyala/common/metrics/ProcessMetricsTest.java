@@ -34,4 +34,13 @@ class ProcessMetricsTest {
     assertThat(r.value("process_resident_memory_bytes")).isGreaterThan(1 << 20);
     assertThat(r.value("process_open_fds")).isPositive();
   }
+
+  @Test
+  void cpuTimeIsACounterInSeconds() {
+    MetricRegistry r = new MetricRegistry("s");
+    ProcessMetrics.register(r);
+    String text = r.renderPrometheus();
+    assertThat(text).contains("# TYPE process_cpu_seconds_total counter")
+        .containsPattern("(?m)^process_cpu_seconds_total(\\{[^}]*\\})? [0-9.eE+-]+$");
+  }
 }

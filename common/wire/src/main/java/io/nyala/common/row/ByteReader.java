@@ -177,6 +177,16 @@ public final class ByteReader {
     return out;
   }
 
+  /**
+   * Skips bytes.
+   *
+   * @param n how many
+   */
+  public void skip(int n) {
+    need(n);
+    pos += n;
+  }
+
   /** @return the next int32-length-prefixed bytes */
   public byte[] readLengthPrefixed() {
     return readBytes(readInt());

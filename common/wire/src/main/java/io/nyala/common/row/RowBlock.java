@@ -3,6 +3,7 @@ package io.nyala.common.row;
 import io.nyala.common.InternalApi;
 import io.nyala.common.proto.RowBlockPB;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.schema.Type;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +14,9 @@ import java.util.List;
 @InternalApi
 public final class RowBlock {
   private final Schema projection;
-  private final ByteWriter w = new ByteWriter(4096);
+  /** The projection's column types, looked up once rather than per value. */
+  private final Type[] types;
+  private final ByteWriter w;
   private int count;
 
   /**
@@ -22,7 +25,22 @@ public final class RowBlock {
    * @param projection the rows' shape
    */
   public RowBlock(Schema projection) {
+    this(projection, 4096);
+  }
+
+  /**
+   * An empty block sized for about {@code expectedBytes} of rows.
+   *
+   * @param projection the rows' shape
+   * @param expectedBytes the bytes to allocate at first
+   */
+  public RowBlock(Schema projection, int expectedBytes) {
     this.projection = projection;
+    this.types = new Type[projection.columnCount()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = projection.column(i).type();
+    }
+    this.w = new ByteWriter(expectedBytes);
   }
 
   /**
@@ -31,7 +49,7 @@ public final class RowBlock {
    * @param values the values, null for SQL NULL
    */
   public void add(Object[] values) {
-    int n = projection.columnCount();
+    int n = types.length;
     int bitmapBytes = (n + 7) / 8;
     int at = w.size();
     for (int i = 0; i < bitmapBytes; i++) {
@@ -43,7 +61,7 @@ public final class RowBlock {
       if (v == null) {
         nullByte |= 1 << (i & 7);
       } else {
-        ValueCodec.write(w, projection.column(i).type(), v);
+        ValueCodec.write(w, types[i], v);
       }
       if ((i & 7) == 7 || i == n - 1) {
         w.setByte(at + i / 8, nullByte);

@@ -202,20 +202,21 @@ public final class DiskLayer implements Layer {
   /** The decoded page each column is at, so a sequential walk reads each page once. */
   private final class Pages {
     private final Object[][] page = new Object[columns.length][];
-    private final int[] pageNo = new int[columns.length];
-
-    Pages() {
-      java.util.Arrays.fill(pageNo, -1);
-    }
+    /** The first ordinal of each column's current page, and of the page after it. */
+    private final int[] pageFirst = new int[columns.length];
+    private final int[] pageEnd = new int[columns.length];
 
     Object value(int col, int ordinal) {
-      ColumnReader r = columns[col];
-      int p = r.directory().pageOf(ordinal);
-      if (pageNo[col] != p) {
+      // A scan walks ordinals in order: look the page up only when the ordinal leaves it.
+      if (ordinal < pageFirst[col] || ordinal >= pageEnd[col]) {
+        PageDirectory dir = columns[col].directory();
+        int p = dir.pageOf(ordinal);
+        int[] firsts = dir.firstOrdinals();
         page[col] = cachedPage(col, p);
-        pageNo[col] = p;
+        pageFirst[col] = firsts[p];
+        pageEnd[col] = p + 1 < firsts.length ? firsts[p + 1] : Integer.MAX_VALUE;
       }
-      return page[col][ordinal - r.directory().firstOrdinals()[p]];
+      return page[col][ordinal - pageFirst[col]];
     }
 
     Version[] versions(int keyPos) {

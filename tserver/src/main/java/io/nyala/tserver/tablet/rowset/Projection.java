@@ -2,6 +2,7 @@ package io.nyala.tserver.tablet.rowset;
 
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,6 +14,17 @@ public final class Projection {
   private final Schema target;
   /** Source schema → position in it of each target column (-1 = absent). */
   private final ConcurrentHashMap<Schema, int[]> maps = new ConcurrentHashMap<>();
+  /**
+   * Source schemas already looked up, by identity, with their maps: each layer's rows come in
+   * one schema instance, and hashing or comparing a schema per row was a large share of a scan
+   * page's time (docs/performance.md, "Scans"). Copy-on-write; a tablet has few layers, and past
+   * {@link #KNOWN_MAX} the array starts over.
+   */
+  private volatile Mapping[] known = new Mapping[0];
+  private static final int KNOWN_MAX = 32;
+
+  /** A source schema and its map (null: identical to the target). */
+  private record Mapping(Schema from, int[] map) {}
 
   public Projection(Schema target) {
     this.target = target;
@@ -27,7 +39,7 @@ public final class Projection {
     if (row == null || from == target) {
       return row;
     }
-    int[] map = maps.computeIfAbsent(from, this::mapFrom);
+    int[] map = mapOf(from);
     if (map == null) {
       return row;
     }
@@ -36,6 +48,20 @@ public final class Projection {
       out[i] = map[i] >= 0 ? row[map[i]] : target.column(i).defaultValue();
     }
     return out;
+  }
+
+  private int[] mapOf(Schema from) {
+    Mapping[] ms = known;
+    for (Mapping m : ms) {
+      if (m.from() == from) {
+        return m.map();
+      }
+    }
+    int[] map = from.equals(target) ? null : maps.computeIfAbsent(from, this::mapFrom);
+    Mapping[] next = ms.length >= KNOWN_MAX ? new Mapping[1] : Arrays.copyOf(ms, ms.length + 1);
+    next[next.length - 1] = new Mapping(from, map);
+    known = next;
+    return map;
   }
 
   /** Versions of {@code from} as versions of the target schema. */

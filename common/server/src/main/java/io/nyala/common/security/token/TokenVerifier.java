@@ -1,5 +1,6 @@
 package io.nyala.common.security.token;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.AuthnTokenPB;
@@ -15,6 +16,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,12 +26,27 @@ import java.util.function.LongSupplier;
  * a master from its own {@link TokenSigner}. Knows no key until {@link #setKeys} is called, so
  * it refuses every token until then.
  *
+ * <p>A client sends its token with every call, and an ECDSA check costs far more than a small
+ * call (a scan page, a write; docs/performance.md, "Scans"), so tokens whose signature checked
+ * out are remembered by their exact bytes, at most {@value #CACHE_MAX} of them (the whole set is
+ * dropped when full). A remembered token is still checked for expiry on every call, and
+ * forgotten when its signing key leaves the key set; a token differing in any byte is checked in
+ * full.
+ *
  * <p>Thread-safe: the key set is replaced whole through a volatile field.
  */
 public final class TokenVerifier {
+  static final int CACHE_MAX = 4096;
+
+  /** A token whose signature checked out with {@code key}. */
+  private record Verified(String user, long expireTimeMs, long keySeq, PublicKey key) {}
+
   private final LongSupplier clockMs;
   /** Seq to key; replaced whole, never changed in place. */
   private volatile Map<Long, PublicKey> keys = Map.of();
+  /** Checked tokens by their bytes; bounded by {@link #CACHE_MAX}. */
+  private final Map<ByteString, Verified> verified = new ConcurrentHashMap<>();
+  private final AtomicLong signatureChecks = new AtomicLong();
 
   /** @param clockMs wall-clock milliseconds, compared with tokens' expiry times */
   public TokenVerifier(LongSupplier clockMs) {
@@ -52,6 +70,12 @@ public final class TokenVerifier {
       }
     }
     keys = Map.copyOf(next);
+    verified.clear();
+  }
+
+  /** The signatures checked so far (tokens not found among the remembered ones), for tests. */
+  long signatureChecks() {
+    return signatureChecks.get();
   }
 
   /** Whether any key is known yet. */
@@ -68,6 +92,12 @@ public final class TokenVerifier {
    *     or forged or from another cluster (unknown key or bad signature)
    */
   public String verify(byte[] signedToken) {
+    ByteString bytes = ByteString.copyFrom(signedToken);
+    Verified v = verified.get(bytes);
+    if (v != null && keys.get(v.keySeq()) == v.key()) {
+      checkNotExpired(v.user(), v.expireTimeMs());
+      return v.user();
+    }
     SignedTokenPB signed;
     AuthnTokenPB token;
     try {
@@ -81,15 +111,25 @@ public final class TokenVerifier {
       throw NyalaException.notAuthorized("token of user '%s' names unknown signing key %d: "
           + "forged or from another cluster", token.getUser(), token.getSigningKeySeq());
     }
+    signatureChecks.incrementAndGet();
     if (!signatureValid(key, signed)) {
       throw NyalaException.notAuthorized("token of user '%s' has a bad signature (key %d): "
           + "forged or from another cluster", token.getUser(), token.getSigningKeySeq());
     }
-    if (token.getExpireTimeMs() <= clockMs.getAsLong()) {
-      throw NyalaException.notAuthorized("token of user '%s' expired at %s", token.getUser(),
-          Instant.ofEpochMilli(token.getExpireTimeMs()));
+    checkNotExpired(token.getUser(), token.getExpireTimeMs());
+    if (verified.size() >= CACHE_MAX) {
+      verified.clear();
     }
+    verified.put(bytes, new Verified(token.getUser(), token.getExpireTimeMs(),
+        token.getSigningKeySeq(), key));
     return token.getUser();
+  }
+
+  private void checkNotExpired(String user, long expireTimeMs) {
+    if (expireTimeMs <= clockMs.getAsLong()) {
+      throw NyalaException.notAuthorized("token of user '%s' expired at %s", user,
+          Instant.ofEpochMilli(expireTimeMs));
+    }
   }
 
   private static boolean signatureValid(PublicKey key, SignedTokenPB signed) {

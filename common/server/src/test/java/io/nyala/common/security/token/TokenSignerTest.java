@@ -118,6 +118,38 @@ class TokenSignerTest {
         .doesNotContain(firstSeq).contains(seq(rotated));
   }
 
+  @Test
+  void aCheckedTokenIsNotCheckedAgainButStillExpiresAndGoesWithItsKey() {
+    SignedTokenPB token = signer.sign("alice");
+    verifier.setKeys(signer.publicKeys());
+    assertThat(verifier.verify(token.toByteArray())).isEqualTo("alice");
+    assertThat(verifier.verify(token.toByteArray())).isEqualTo("alice");
+    assertThat(verifier.signatureChecks()).isEqualTo(1);
+
+    now.addAndGet(VALIDITY);
+    assertThatThrownBy(() -> verifier.verify(token.toByteArray())).hasMessageContaining(
+        "token of user 'alice' expired");
+
+    SignedTokenPB fresh = signer.sign("alice");
+    assertThat(verifier.verify(fresh.toByteArray())).isEqualTo("alice");
+    verifier.setKeys(new TokenSigner(now::get, VALIDITY, ROTATION).publicKeys());
+    assertThatThrownBy(() -> verifier.verify(fresh.toByteArray()))
+        .hasMessageContaining("forged or from another cluster");
+  }
+
+  @Test
+  void aForgedCopyOfACheckedTokenIsCheckedInFull() {
+    SignedTokenPB token = signer.sign("alice");
+    verifier.setKeys(signer.publicKeys());
+    verifier.verify(token.toByteArray());
+    byte[] sig = token.getSignature().toByteArray();
+    sig[sig.length - 1] ^= 0x01;
+    SignedTokenPB forged = token.toBuilder().setSignature(ByteString.copyFrom(sig)).build();
+    assertThatThrownBy(() -> verifier.verify(forged.toByteArray()))
+        .hasMessageContaining("has a bad signature");
+    assertThat(verifier.signatureChecks()).isEqualTo(2);
+  }
+
   private static long seq(SignedTokenPB t) {
     try {
       return AuthnTokenPB.parseFrom(t.getTokenData()).getSigningKeySeq();
