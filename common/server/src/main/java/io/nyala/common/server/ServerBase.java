@@ -4,6 +4,7 @@ import io.grpc.BindableService;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.FirstElectionWindow;
+import io.nyala.common.consensus.FollowerCommitGuard;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DiskFaults;
@@ -181,10 +182,14 @@ public abstract class ServerBase implements AutoCloseable {
     return raftServer;
   }
 
-  /** Ratis' non-property parameters: the partition filter on its listener, and its TLS. */
+  /**
+   * Ratis' non-property parameters: the partition filter and the commit guard on its listener,
+   * and its TLS.
+   */
   private Parameters raftParameters() {
     Parameters p = new Parameters();
     RaftPartitionFilter.install(p, networkFaults);
+    FollowerCommitGuard.install(p);
     if (wireTls.enabled()) {
       TlsContexts.applyToRatis(p, wireTls.ratis());
     }
