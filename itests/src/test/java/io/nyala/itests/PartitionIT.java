@@ -100,15 +100,9 @@ class PartitionIT {
     }
   }
 
-  /**
-   * Plaintext for now: under TLS a leader master cut off by an injected partition was twice not
-   * replaced within the wait (no master reported itself leader for 30 s); a known defect of
-   * injected partitions under TLS (docs/testing.md, "Network partitions").
-   */
   @Test
   @NyalaCluster(masters = 3, tservers = 1, lifecycle = NyalaCluster.Lifecycle.PER_METHOD,
-      masterFlags = {MIN_ELECTION, MAX_ELECTION}, tserverFlags = "--heartbeat_interval_ms=300",
-      tls = false)
+      masterFlags = {MIN_ELECTION, MAX_ELECTION}, tserverFlags = "--heartbeat_interval_ms=300")
   void cutOffLeaderMasterIsReplacedAndFollowsOnceHealed(MiniCluster cluster) {
     int old = awaitLeaderMaster(cluster, -1);
     List<ServerInfo> majority = servers(others(old, 3), cluster::master);
