@@ -97,10 +97,7 @@ class DenseNodeIT {
   @Test
   void coldReplicasStayReportedCostNoThreadsAndWakeOnDemand() {
     int perTserver = TABLES * BUCKETS;
-    // Plaintext for now: under TLS it passed twice locally and once in CI, and once in CI some
-    // replicas were still awake 3 minutes after the last write, with no hibernation round
-    // logged for them after the first two minutes (docs/dense-nodes.md, "The suites").
-    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL).tls(false)
+    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
             .tserverFlag("--tablet_hibernate_after_ms=" + IDLE_MS)
             .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS))
