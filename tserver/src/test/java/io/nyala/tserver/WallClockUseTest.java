@@ -43,7 +43,11 @@ class WallClockUseTest {
       "minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenWriter.java",
       "timestamps written as row values",
       "common/server/src/main/java/io/nyala/common/security/tls/CertFiles.java",
-      "certificate validity: X.509 notBefore/notAfter are wall-clock times");
+      "certificate validity: X.509 notBefore/notAfter are wall-clock times",
+      "master/src/main/java/io/nyala/master/MasterServer.java",
+      "the internal CA's clock: X.509 validity of the certificates it issues is wall-clock time",
+      "tserver/src/main/java/io/nyala/tserver/cert/CertificateRequester.java",
+      "whether its certificate is within its X.509 validity (wall-clock times)");
 
   @Test
   void onlyHumanFacingOrPersistedTimesReadTheWallClock() throws IOException {

@@ -4,14 +4,12 @@ import io.grpc.BindableService;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.FirstElectionWindow;
-import io.nyala.common.consensus.FollowerCommitGuard;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.env.DiskFaults;
 import io.nyala.common.env.Env;
 import io.nyala.common.fault.FaultInjectionService;
 import io.nyala.common.fault.NetworkFaults;
-import io.nyala.common.fault.RaftPartitionFilter;
 import io.nyala.common.fault.RpcPartitionFilter;
 import io.nyala.common.fs.DirLock;
 import io.nyala.common.fs.ServerFs;
@@ -30,7 +28,6 @@ import io.nyala.common.security.authz.CallerAuthentication;
 import io.nyala.common.security.authz.RpcAuthentication;
 import io.nyala.common.security.authz.RpcAuthorization;
 import io.nyala.common.security.pki.ServerCredentials;
-import io.nyala.common.security.pki.TlsContexts;
 import io.nyala.common.security.tls.WireTls;
 import io.nyala.common.security.token.TokenVerifier;
 import io.nyala.common.web.WebServer;
@@ -39,7 +36,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.server.RaftServer;
@@ -178,7 +174,7 @@ public abstract class ServerBase implements AutoCloseable {
           .setServerId(RaftIds.peerId(fs.uuid()))
           .setProperties(props)
           .setStateMachineRegistry(registry)
-          .setParameters(raftParameters())
+          .setParameters(RaftListenerParameters.of(networkFaults, wireTls))
           .setOption(option);
       if (group != null) {
         b.setGroup(group);
@@ -188,20 +184,6 @@ public abstract class ServerBase implements AutoCloseable {
       throw NyalaException.ioError(name + ": cannot create Raft server: " + e.getMessage(), e);
     }
     return raftServer;
-  }
-
-  /**
-   * Ratis' non-property parameters: the partition filter and the commit guard on its listener,
-   * and its TLS.
-   */
-  private Parameters raftParameters() {
-    Parameters p = new Parameters();
-    RaftPartitionFilter.install(p, networkFaults);
-    FollowerCommitGuard.install(p);
-    if (wireTls.enabled()) {
-      TlsContexts.applyToRatis(p, wireTls.ratis());
-    }
-    return p;
   }
 
   /** Hook to adjust Raft properties for the role. */
