@@ -44,6 +44,8 @@ public final class TokenVerifier {
   private final LongSupplier clockMs;
   /** Seq to key; replaced whole, never changed in place. */
   private volatile Map<Long, PublicKey> keys = Map.of();
+  /** What {@link #setKeys} last took; guarded by this. */
+  private List<TokenSigningPublicKeyPB> lastPublished = List.of();
   /** Checked tokens by their bytes; bounded by {@link #CACHE_MAX}. */
   private final Map<ByteString, Verified> verified = new ConcurrentHashMap<>();
   private final AtomicLong signatureChecks = new AtomicLong();
@@ -58,7 +60,11 @@ public final class TokenVerifier {
    *
    * @throws NyalaException INVALID_ARGUMENT naming a key that is not an EC public key
    */
-  public void setKeys(List<TokenSigningPublicKeyPB> published) {
+  public synchronized void setKeys(List<TokenSigningPublicKeyPB> published) {
+    // Every heartbeat answer republishes the keys; the same set keeps the checked tokens.
+    if (published.equals(lastPublished)) {
+      return;
+    }
     Map<Long, PublicKey> next = new HashMap<>();
     for (TokenSigningPublicKeyPB k : published) {
       try {
@@ -71,6 +77,7 @@ public final class TokenVerifier {
     }
     keys = Map.copyOf(next);
     verified.clear();
+    lastPublished = List.copyOf(published);
   }
 
   /** The signatures checked so far (tokens not found among the remembered ones), for tests. */

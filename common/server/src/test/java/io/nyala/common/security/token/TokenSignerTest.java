@@ -138,6 +138,16 @@ class TokenSignerTest {
   }
 
   @Test
+  void theSameKeysPublishedAgainKeepTheCheckedTokens() {
+    SignedTokenPB token = signer.sign("alice");
+    verifier.setKeys(signer.publicKeys());
+    verifier.verify(token.toByteArray());
+    verifier.setKeys(signer.publicKeys()); // as every heartbeat answer does
+    verifier.verify(token.toByteArray());
+    assertThat(verifier.signatureChecks()).isEqualTo(1);
+  }
+
+  @Test
   void aForgedCopyOfACheckedTokenIsCheckedInFull() {
     SignedTokenPB token = signer.sign("alice");
     verifier.setKeys(signer.publicKeys());
