@@ -14,10 +14,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe, but pages are fetched one at a time: call {@link #nextRows()} again only after
  * the previous future completed. {@link #close()} releases the open server-side scanner early.
  *
- * <p>By default the scanner prefetches: when a page arrives and more may follow, the next page
- * is asked for at once, so the servers build it (and this client decodes it) while the
- * application reads the page it has (docs/performance.md, "Scans"). At most one page is
- * prefetched; {@link ScannerBuilder#prefetching(boolean)} turns it off.
+ * <p>A scanner built with {@link ScannerBuilder#prefetching(boolean) prefetching(true)} asks for
+ * the next page as soon as a page arrives and more may follow, so the servers build it (and this
+ * client decodes it) while the application reads the page it has (docs/performance.md,
+ * "Scans"). At most one page is prefetched. Off by default: a prefetched page was read before
+ * anything that happens after it arrives, such as an ALTER that drops a projected column, which
+ * a scanner without prefetching reports on its next page.
  */
 public final class AsyncNyalaScanner {
   private final NyalaTable table;
@@ -30,7 +32,7 @@ public final class AsyncNyalaScanner {
   private int tabletsScanned;
   private boolean inFlight;
   private boolean closed;
-  private boolean prefetching = true;
+  private boolean prefetching;
   /** The next page, asked for before the application asked; null when none is. */
   private CompletableFuture<RowResultIterator> prefetched;
 

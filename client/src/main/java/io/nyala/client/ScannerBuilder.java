@@ -21,7 +21,7 @@ public final class ScannerBuilder {
   private long limit = Long.MAX_VALUE;
   private int batchSizeRows;
   private long batchSizeBytes;
-  private boolean prefetching = true;
+  private boolean prefetching;
   private byte[] startKey = new byte[0];
   private byte[] stopKey = new byte[0];
   private ReadMode readMode = ReadMode.READ_LATEST;
@@ -102,7 +102,7 @@ public final class ScannerBuilder {
 
   /**
    * Whether to ask for the next page as soon as one arrives, so that the servers build it while
-   * the application reads the current one (default: on; see {@link AsyncNyalaScanner}).
+   * the application reads the current one (default: off; see {@link AsyncNyalaScanner}).
    *
    * @param on false to fetch each page only when asked for
    * @return this

@@ -115,7 +115,7 @@ class ScanTest {
     NyalaTable t = f.createTable("m", 1, 1);
     f.insertRange(t, 0, 50);
     FakeTabletServer ts = f.tablet("m", 0).replicas().get(0);
-    try (NyalaScanner s = t.newScannerBuilder().batchSizeRows(5).build()) {
+    try (NyalaScanner s = t.newScannerBuilder().batchSizeRows(5).prefetching(true).build()) {
       assertThat(s.nextRows().getNumRows()).isEqualTo(5);
       await().atMost(Duration.ofSeconds(5)).until(() -> ts.scans.size() >= 2);
       assertThat(s.nextRows().getNumRows()).isEqualTo(5);

@@ -54,9 +54,9 @@ final class ScanCommand implements Callable<Integer> {
       description = "Rows per page the scanner asks for; 0: the server's default.")
   int batchRows;
 
-  @Option(names = "--prefetch", paramLabel = "true|false", defaultValue = "true", arity = "1",
-      description = "Ask for the next page while the current one is read (the scanner's "
-          + "default); false to compare.")
+  @Option(names = "--prefetch", paramLabel = "true|false", defaultValue = "false", arity = "1",
+      description = "Ask for the next page while the current one is read (off by default, "
+          + "as in the client); true to compare.")
   boolean prefetch;
 
   @Option(names = "--metrics-url", paramLabel = "URL",
