@@ -97,7 +97,10 @@ class DenseNodeIT {
   @Test
   void coldReplicasStayReportedCostNoThreadsAndWakeOnDemand() {
     int perTserver = TABLES * BUCKETS;
-    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
+    // Plaintext for now: under TLS, in a clean-clone CI run, the leaders' heartbeats to a loaded
+    // tablet server went unanswered for 10 s and more while tables were created, and a new
+    // tablet's write met NOT_LEADER for its whole 30 s (docs/dense-nodes.md, "The suites").
+    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL).tls(false)
             .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
             .tserverFlag("--tablet_hibernate_after_ms=" + IDLE_MS)
             .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS))
