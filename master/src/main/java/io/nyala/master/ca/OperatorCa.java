@@ -5,10 +5,7 @@ import io.nyala.common.StatusCode;
 import io.nyala.common.security.OwnerOnlyFiles;
 import io.nyala.common.security.pki.CertificateAuthority;
 import io.nyala.common.security.pki.Pem;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import io.nyala.common.security.tls.WireTls;
 import java.nio.file.Path;
 import java.time.Clock;
 
@@ -42,8 +39,10 @@ public final class OperatorCa {
         "issue certificates that every server of the cluster trusts");
     try {
       return CertificateAuthority.restore(
-          Pem.readPrivateKey(read(key, "--tls_ca_key_file"), "--tls_ca_key_file " + key),
-          Pem.readCertificate(read(cert, "--trusted_ca_file"), "--trusted_ca_file " + cert),
+          Pem.readPrivateKey(WireTls.readFlagFile(key, "--tls_ca_key_file"),
+              "--tls_ca_key_file " + key),
+          Pem.readCertificate(WireTls.readFlagFile(cert, "--trusted_ca_file"),
+              "--trusted_ca_file " + cert),
           clock);
     } catch (NyalaException e) {
       if (e.code() == StatusCode.INVALID_ARGUMENT) {
@@ -54,13 +53,4 @@ public final class OperatorCa {
     }
   }
 
-  private static String read(Path file, String flag) {
-    try {
-      return Files.readString(file, StandardCharsets.US_ASCII);
-    } catch (NoSuchFileException e) {
-      throw NyalaException.notFound("%s %s does not exist", flag, file);
-    } catch (IOException e) {
-      throw NyalaException.ioError("cannot read " + flag + " " + file + ": " + e, e);
-    }
-  }
 }

@@ -71,7 +71,8 @@ public final class WireTls {
     if (missing.size() == 2 && !missing.contains("--trusted_ca_file")) {
       // Only the CA: the server gets its certificate from the master's CA before it serves
       // (docs/architecture.md, "TLS and the internal CA").
-      return new WireTls(null, Pem.readCertificate(read(Path.of(caFile), "--trusted_ca_file"),
+      return new WireTls(null, Pem.readCertificate(
+          readFlagFile(Path.of(caFile), "--trusted_ca_file"),
           "--trusted_ca_file " + caFile));
     }
     if (!missing.isEmpty()) {
@@ -90,10 +91,10 @@ public final class WireTls {
 
   /** Reads and checks the three files. */
   static WireTls load(Path certFile, Path keyFile, Path caFile) {
-    X509Certificate ca = Pem.readCertificate(read(caFile, "--trusted_ca_file"),
+    X509Certificate ca = Pem.readCertificate(readFlagFile(caFile, "--trusted_ca_file"),
         "--trusted_ca_file " + caFile);
     List<X509Certificate> chain = new ArrayList<>(Pem.readCertificates(
-        read(certFile, "--tls_cert_file"), "--tls_cert_file " + certFile));
+        readFlagFile(certFile, "--tls_cert_file"), "--tls_cert_file " + certFile));
     X509Certificate leaf = chain.get(0);
     try {
       leaf.verify(ca.getPublicKey());
@@ -109,7 +110,7 @@ public final class WireTls {
         "impersonate this server to the cluster");
     ServerCredentials own;
     try {
-      own = new ServerCredentials(Pem.readPrivateKey(read(keyFile, "--tls_key_file"),
+      own = new ServerCredentials(Pem.readPrivateKey(readFlagFile(keyFile, "--tls_key_file"),
           "--tls_key_file " + keyFile), chain);
     } catch (NyalaException e) {
       throw NyalaException.invalidArgument("--tls_key_file %s with --tls_cert_file %s: %s",
@@ -118,7 +119,10 @@ public final class WireTls {
     return new WireTls(own, ca);
   }
 
-  private static String read(Path file, String flag) {
+  /**
+   * The text of the PEM file a flag names; NOT_FOUND or IO_ERROR naming the flag and the file.
+   */
+  public static String readFlagFile(Path file, String flag) {
     try {
       return Files.readString(file, StandardCharsets.US_ASCII);
     } catch (NoSuchFileException e) {
