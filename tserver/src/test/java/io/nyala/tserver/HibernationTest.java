@@ -4,6 +4,7 @@ import static io.nyala.tserver.TserverFixture.inserts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
 import io.nyala.common.consensus.RaftIds;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.WriteRequestPB;
@@ -42,9 +43,24 @@ class HibernationTest {
   private TserverOptions options(int i, int raftPort) {
     TserverOptions o = TserverFixture.options(dir.resolve("ts" + i), raftPort);
     o.tabletHibernateAfterMs = 300;
-    // Written tablets stay awake while a client may retry (the retry cache dies with the group).
-    o.raftProperties.put("raft.server.retrycache.expirytime", "500ms");
+    // Far longer than any wait here: written tablets must go cold within it anyway.
+    o.raftProperties.put("raft.server.retrycache.expirytime", "120s");
     return o;
+  }
+
+  private List<TabletServer> startThree() {
+    for (int i = 0; i < 3; i++) {
+      servers.add(TserverFixture.start(options(i, TserverFixture.freePort())));
+    }
+    return servers;
+  }
+
+  private void awaitCold(String tablet) {
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      for (TabletServer ts : servers) {
+        assertThat(state(ts, tablet)).isEqualTo(ReplicaState.HIBERNATED);
+      }
+    });
   }
 
   /** Writes through {@code first}, following one NOT_LEADER hint as a client does. */
@@ -63,13 +79,38 @@ class HibernationTest {
     return ts.tabletManager().get(tablet).state();
   }
 
+  /**
+   * A client's retry of a write whose answer it lost, arriving after the group hibernated and
+   * inside the retry window, gets the first outcome and is not applied again (the group went
+   * cold without waiting out the window: docs/dense-nodes.md, "Exactly-once across
+   * hibernation").
+   */
+  @Test
+  void aRetryAfterTheGroupHibernatedGetsItsFirstOutcome() {
+    startThree();
+    String tablet = RaftIds.newId();
+    fx.createTablet(tablet, servers);
+    WriteRequestPB first = inserts(tablet, 0, 50, RowOpType.INSERT).toBuilder()
+        .setClientId(ByteString.copyFrom(new byte[16])).setSeqNo(7).build();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(writeVia(servers.get(0), first).hasError()).isFalse());
+    awaitCold(tablet);
+
+    // Retried as a client does while the woken group elects its leader.
+    WriteResponsePB retry = await().atMost(Duration.ofSeconds(30))
+        .until(() -> writeVia(servers.get(2), first), r -> !r.hasError());
+    assertThat(retry.getPerRowErrorsList()).isEmpty();
+    // The same rows under a new sequence number are a new write: every row already present.
+    WriteRequestPB next = first.toBuilder().setSeqNo(8).build();
+    WriteResponsePB again = await().atMost(Duration.ofSeconds(30))
+        .until(() -> writeVia(servers.get(1), next), r -> !r.hasError());
+    assertThat(again.getPerRowErrorsList()).hasSize(50);
+    assertThat(fx.scanAll(TserverFixture.awaitLeader(tablet, servers), tablet, 1000)).hasSize(50);
+  }
+
   @Test
   void anIdleGroupHibernatesEverywhereKeepsItsRowsAndWakesOnAWrite() {
-    int[] ports = new int[3];
-    for (int i = 0; i < 3; i++) {
-      ports[i] = TserverFixture.freePort();
-      servers.add(TserverFixture.start(options(i, ports[i])));
-    }
+    startThree();
     String tablet = RaftIds.newId();
     fx.createTablet(tablet, servers);
     // No leader wait: an untouched tablet may hibernate first; the write wakes it then.
@@ -82,11 +123,7 @@ class HibernationTest {
       hibernatedBefore.put(ts, ts.metrics().value("tablet_hibernations_total", Map.of()));
     }
 
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      for (TabletServer ts : servers) {
-        assertThat(state(ts, tablet)).isEqualTo(ReplicaState.HIBERNATED);
-      }
-    });
+    awaitCold(tablet);
     for (TabletServer ts : servers) {
       // Out of Ratis' storage dir, and no division left.
       assertThat(ts.raftServer().getGroupIds()).doesNotContain(RaftIds.groupId(tablet));

@@ -15,6 +15,9 @@ import io.nyala.tserver.tablet.RowOpError;
 import io.nyala.tserver.tablet.TabletStore;
 import io.nyala.tserver.tablet.WriteSchemaCache;
 import java.util.List;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
+import org.apache.ratis.protocol.ClientInvocationId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,17 +30,38 @@ import org.slf4j.LoggerFactory;
 final class EntryApplier {
   private static final Logger LOG = LoggerFactory.getLogger(EntryApplier.class);
 
+  /** Ratis' client ids are UUIDs. */
+  private static final int CLIENT_ID_BYTES = 16;
+
   private final String tabletId;
   /** Opens payloads sealed on the leader. */
   private final LogPayloads payloads;
   private final TabletStateMachine.Listener listener;
   /** Write schemas already checked against the store's schema. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
+  /** Where each applied entry's result is kept for retries after a wake. */
+  private final AppliedWrites applied;
 
-  EntryApplier(String tabletId, LogPayloads payloads, TabletStateMachine.Listener listener) {
+  EntryApplier(String tabletId, LogPayloads payloads, TabletStateMachine.Listener listener,
+      AppliedWrites applied) {
     this.tabletId = tabletId;
     this.payloads = payloads;
     this.listener = listener;
+    this.applied = applied;
+  }
+
+  /**
+   * Applies a committed entry and records its serialized {@link WriteResultPB}, which it
+   * returns, under the client call it was submitted as (see {@link AppliedWrites}).
+   */
+  byte[] apply(TabletStore store, LogEntryProto entry) {
+    StateMachineLogEntryProto op = entry.getStateMachineLogEntry();
+    // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
+    byte[] result = apply(store, entry.getIndex(), op.getLogData().toByteArray()).toByteArray();
+    if (op.getClientId().size() == CLIENT_ID_BYTES) { // always, but in hand-made entries
+      applied.record(ClientInvocationId.valueOf(op), result, System.nanoTime());
+    }
+    return result;
   }
 
   /**

@@ -89,14 +89,14 @@ public final class TabletStateMachine extends BaseStateMachine {
   private final CopyInstalls copies;
   private final AppliedIndexWaiters waiters = new AppliedIndexWaiters();
 
-  /** A state machine whose store {@code opener} opens when Ratis initializes it. */
+  /** Its store {@code opener} opens on initialize; it records results in {@code applied}. */
   public TabletStateMachine(String tabletId, Listener listener, LogPayloads payloads,
-      TabletStoreOpener opener) {
+      TabletStoreOpener opener, AppliedWrites applied) {
     this.tabletId = tabletId;
     this.listener = listener;
     this.payloads = payloads;
     this.opener = opener;
-    this.applier = new EntryApplier(tabletId, payloads, listener);
+    this.applier = new EntryApplier(tabletId, payloads, listener, applied);
     this.snapshots = new SnapshotPoint(tabletId, opener);
     this.copies = new CopyInstalls(tabletId, this::newImageInstaller);
   }
@@ -229,11 +229,8 @@ public final class TabletStateMachine extends BaseStateMachine {
       return CompletableFuture.failedFuture(failed);
     }
     try {
-      // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
-      WriteResultPB result = applier.apply(store, index,
-          entry.getStateMachineLogEntry().getLogData().toByteArray());
       return CompletableFuture.completedFuture(
-          Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
+          Message.valueOf(UnsafeByteOperations.unsafeWrap(applier.apply(store, entry))));
     } catch (Exception e) {
       // Deterministic (same bytes on every replica), so every replica fails the same way.
       LOG.warn("tablet {}: entry {} not applied: {}", tabletId, index, e.getMessage());

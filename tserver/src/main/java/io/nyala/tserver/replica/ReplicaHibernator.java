@@ -3,6 +3,7 @@ package io.nyala.tserver.replica;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftPeers;
 import io.nyala.common.proto.metadata.HibernatedStatePB;
+import io.nyala.tserver.consensus.AppliedWrites;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.replica.PeerChannel.Peer;
 import java.io.IOException;
@@ -65,8 +66,8 @@ public final class ReplicaHibernator {
   /**
    * @param afterMs {@code --tablet_hibernate_after_ms} (0 = never hibernate; waking still works)
    * @param retryWindowMs how long a client may still retry a write (Ratis' retry cache expiry):
-   *     a replica written to more recently stays awake, because the retry cache that makes the
-   *     retry exactly-once does not survive the group's close
+   *     how long each replica keeps its applied writes' results, which answer such a retry
+   *     after the group closed and reopened (Ratis' retry cache does not survive the close)
    * @param busy tablets with open scanners or copy sessions (they hold the store open)
    */
   public ReplicaHibernator(TabletManager tablets, String selfUuid, PeerChannel channel,
@@ -91,6 +92,7 @@ public final class ReplicaHibernator {
   public void pass() {
     long now = System.nanoTime();
     for (TabletReplica r : tablets.replicas()) {
+      r.appliedWrites().expire(now - retryWindowNanos);
       if (r.state() != ReplicaState.RUNNING) {
         continue;
       }
@@ -144,10 +146,16 @@ public final class ReplicaHibernator {
     startDrainers();
   }
 
+  /**
+   * Idle for the idle period, nothing open on it, and no write result forgotten while a client
+   * could still retry that write: the replica's {@link AppliedWrites} answers retries after a
+   * wake, so a written replica need not wait out the retry window (docs/dense-nodes.md,
+   * "Exactly-once across hibernation") unless it had to drop results early.
+   */
   private boolean idle(TabletReplica r, long now) {
-    long lastWrite = r.lastWriteNanos();
+    long forgotUntil = r.appliedWrites().forgotEarlyUntil(retryWindowNanos);
     return now - r.lastActivityNanos() >= afterNanos
-        && (lastWrite == Long.MIN_VALUE || now - lastWrite >= retryWindowNanos)
+        && (forgotUntil == Long.MIN_VALUE || now - forgotUntil >= 0)
         && !busy.test(r.tabletId());
   }
 

@@ -11,6 +11,7 @@ import io.nyala.common.proto.tserver.ListTabletsResponsePB;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.LogPayloads;
+import io.nyala.tserver.consensus.AppliedWrites;
 import io.nyala.tserver.consensus.BlockStoreOpener;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.fs.BlockManager;
@@ -54,6 +55,8 @@ public final class TabletReplica {
   private volatile TabletStateMachine stateMachine;
   /** Opens the store of {@link #stateMachine}; set with it. */
   private volatile BlockStoreOpener storeOpener;
+  /** Results of recent writes, kept across hibernation (see {@link AppliedWrites}). */
+  private final AppliedWrites appliedWrites = new AppliedWrites();
   /** Write schemas already checked against {@link #schema()}, for the Write RPC. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
   /**
@@ -189,6 +192,11 @@ public final class TabletReplica {
     return lastWriteNanos;
   }
 
+  /** The results of the writes applied here recently, by client id and sequence number. */
+  public AppliedWrites appliedWrites() {
+    return appliedWrites;
+  }
+
   /** Forgets the state machine of a group that closed (hibernated): reports must not read it. */
   void groupClosed() {
     stateMachine = null;
@@ -243,7 +251,7 @@ public final class TabletReplica {
     BlockStoreOpener opener = new BlockStoreOpener(tabletId(), initialSchema(), env, blocks,
         superblockFile);
     TabletStateMachine sm = new TabletStateMachine(tabletId(), listener,
-        LogPayloads.sealed(tabletId(), tabletKey), opener);
+        LogPayloads.sealed(tabletId(), tabletKey), opener, appliedWrites);
     storeOpener = opener;
     stateMachine = sm;
     return sm;

@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.ClientInvocationId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -34,7 +35,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 /**
  * The Write RPC: validates the request against the tablet (size, schema, row encoding) before
  * anything is replicated, then submits one Raft entry under the client's id and sequence number
- * so that Ratis' retry cache makes a retried write exactly-once.
+ * so that Ratis' retry cache makes a retried write exactly-once; a retry of a write applied
+ * before the group last hibernated is answered from the replica's {@code AppliedWrites}.
  *
  * <p>With the test-only fault {@code --fault_drop_write_response_after_commit} it withholds the
  * first answer to each committed (client id, sequence number), leaving the client's call to time
@@ -101,8 +103,14 @@ final class WriteHandler {
       clientId = RaftIds.clientId(req.getClientId().toByteArray());
       callId = req.getSeqNo();
     }
-    CompletableFuture<WriteResponsePB> answer =
-        RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req),
+    // Applied before the group last closed (hibernation): Ratis' retry cache closed with it,
+    // the replica's record of results did not, so the retry gets the first outcome.
+    byte[] earlier = req.getClientId().isEmpty() ? null
+        : replica.appliedWrites().find(ClientInvocationId.valueOf(clientId, callId));
+    CompletableFuture<WriteResponsePB> answer = earlier != null
+        ? CompletableFuture.completedFuture(
+            toResponse(parse(UnsafeByteOperations.unsafeWrap(earlier)), rows))
+        : RaftCalls.write(server, replica.groupId(), clientId, callId, payload(req),
                 req.getRepliedSeqNosList())
             .thenApply(reply -> toResponse(parse(reply), rows));
     if (droppedOnce == null || req.getClientId().isEmpty()) {

@@ -88,7 +88,8 @@ class TabletStateMachineTest {
         .setOption(RaftStorage.StartupOption.FORMAT)
         .setStorageFreeSpaceMin(SizeInBytes.valueOf(0)).build();
     raftStorage.initialize();
-    TabletStateMachine sm = new TabletStateMachine(TABLET, listener, payloads, opener);
+    TabletStateMachine sm = new TabletStateMachine(TABLET, listener, payloads, opener,
+        new AppliedWrites());
     sm.initialize(serverWithIdOnly(), RaftGroupId.randomId(), raftStorage);
     return sm;
   }
@@ -179,7 +180,8 @@ class TabletStateMachineTest {
     FakeTabletStore store = FakeTabletStore.flushedAt(SCHEMA, 3, 5);
     TabletStateMachine sm = start(store);
     assertThat(sm.appliedIndex()).isEqualTo(5);
-    EntryApplier applier = new EntryApplier(TABLET, LogPayloads.plain(TABLET), listener);
+    EntryApplier applier = new EntryApplier(TABLET, LogPayloads.plain(TABLET), listener,
+        new AppliedWrites());
 
     WriteResultPB replayed = applier.apply(store, 4, write(op(RowOpType.UPDATE, 1)));
 
