@@ -55,10 +55,9 @@ final class DenseNodeCommand implements Callable<Integer> {
   @Option(names = "--retry-cache-expiry-ms", defaultValue = "0",
       description = {
           "Ratis' retry cache expiry on the tablet servers (0 = Ratis' default, "
-              + "60 s). A replica written to within this window stays awake, since the cache that "
-              + "makes a client's retry exactly-once does not survive hibernation: with the "
-              + "default, written tablets go cold 60 s after their last write, whatever "
-              + "--hibernate-after-ms says.", "The bench's client then gives a write at most "
+              + "60 s): how long each replica keeps the results of its writes, which answer a "
+              + "client's retry exactly once, also after a hibernation.",
+          "The bench's client then gives a write at most "
               + "this long (30 s otherwise), retries included: a retry arriving after the window "
               + "would be applied again."}) long retryCacheExpiryMs;
   @Option(names = "--load-seconds", defaultValue = "20",
@@ -72,6 +71,10 @@ final class DenseNodeCommand implements Callable<Integer> {
       description = "Longest wait for replicas to hibernate or be reported.") long settleSeconds;
   @Option(names = "--server-heap", defaultValue = "1g", description = "-Xmx of each server.")
   String serverHeap;
+  @Option(names = "--server-jvm-option", paramLabel = "OPTION",
+      description = "A JVM option of the server processes (e.g. "
+          + "-XX:StartFlightRecording=filename=DIR/); repeatable.")
+  List<String> serverJvmOptions = new ArrayList<>();
   @Option(names = "--work-dir", description = "Where the cluster runs (default: a temp dir, "
       + "removed).") Path workDir;
 
@@ -158,6 +161,7 @@ final class DenseNodeCommand implements Callable<Integer> {
         .serverJvmOption("-Xmx" + serverHeap)
         .tserverFlag("--tablet_hibernate_after_ms=" + hibernateAfterMs)
         .readyTimeoutMs(TimeUnit.SECONDS.toMillis(settleSeconds));
+    serverJvmOptions.forEach(b::serverJvmOption);
     if (retryCacheExpiryMs > 0) {
       b.tserverFlag("--raft_property=raft.server.retrycache.expirytime=" + retryCacheExpiryMs
           + "ms");
