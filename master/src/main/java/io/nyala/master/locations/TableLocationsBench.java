@@ -1,5 +1,6 @@
 package io.nyala.master.locations;
 
+import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.nyala.common.NyalaException;
@@ -18,14 +19,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 
 /**
  * {@code nyala bench table-locations}: threads calling GetTableLocations on one master, either
  * directly ({@link Mode#CALL}, the cache and lookup alone) or over gRPC with one channel per
  * thread ({@link Mode#RPC}, with per-call latency in an HdrHistogram). Each measured run follows
- * a warm-up run of the same shape, so the JIT and the cache are warm.
+ * a warm-up run of the same shape, so the JIT and the cache are warm. {@link #measure} takes
+ * any {@link Caller}s, e.g. over TLS to a master process.
  */
 public final class TableLocationsBench {
   private TableLocationsBench() {}
@@ -79,21 +81,42 @@ public final class TableLocationsBench {
         .build();
   }
 
-  /** Sets the master's cache to {@code p.cacheMb()}, warms up, then measures. */
-  public static Result run(MasterServer master, String table, Params p) {
-    master.locationsCache().setCapacityMb(p.cacheMb());
-    GetTableLocationsRequestPB req = request(table);
-    measure(master, req, p, p.warmupSeconds());
-    return measure(master, req, p, p.seconds());
+  /**
+   * One thread's way to a master: called from that thread only, closed when it is done (a
+   * caller over RPC owns its channel, so every thread has its own connection).
+   */
+  public interface Caller extends AutoCloseable {
+    GetTableLocationsResponsePB call(GetTableLocationsRequestPB req);
+
+    @Override
+    default void close() {}
   }
 
-  private static Result measure(MasterServer master, GetTableLocationsRequestPB req, Params p,
-      double seconds) {
+  /** Sets the master's cache to {@code p.cacheMb()}, warms up, then measures. */
+  public static Result run(MasterServer master, String table, Params p) {
+    return run(master, table, p, () -> caller(master, p.mode()));
+  }
+
+  /** As {@link #run(MasterServer, String, Params)}, each thread calling through its own caller. */
+  public static Result run(MasterServer master, String table, Params p,
+      Supplier<Caller> callers) {
+    master.locationsCache().setCapacityMb(p.cacheMb());
+    GetTableLocationsRequestPB req = request(table);
+    measure(callers, req, p, p.warmupSeconds());
+    return measure(callers, req, p, p.seconds());
+  }
+
+  /**
+   * Runs {@code p.threads()} threads, each with a caller of its own from {@code callers},
+   * sending {@code req} back to back for {@code seconds}; latency is kept for {@link Mode#RPC}.
+   */
+  public static Result measure(Supplier<Caller> callers, GetTableLocationsRequestPB req,
+      Params p, double seconds) {
     long deadline = System.nanoTime() + (long) (seconds * 1e9);
     List<CompletableFuture<Histogram>> workers = new ArrayList<>();
     long start = System.nanoTime();
     for (int i = 0; i < p.threads(); i++) {
-      workers.add(CompletableFuture.supplyAsync(() -> worker(master, req, p.mode(), deadline),
+      workers.add(CompletableFuture.supplyAsync(() -> worker(callers, req, deadline),
           r -> new Thread(r, "bench-locations").start()));
     }
     Histogram all = new Histogram(3);
@@ -105,34 +128,49 @@ public final class TableLocationsBench {
         p.mode() == Mode.RPC ? latency(all) : null);
   }
 
+  /**
+   * A direct call of {@code master}, or a plaintext gRPC channel of its own to it (a master that
+   * requires TLS needs callers made with {@link #overChannel}).
+   */
+  private static Caller caller(MasterServer master, Mode mode) {
+    if (mode != Mode.RPC) {
+      return master::getTableLocations;
+    }
+    ManagedChannel channel = NettyChannelBuilder.forAddress(master.rpcAddress().host(),
+        master.rpcAddress().port()).usePlaintext().build();
+    return overChannel(channel, channel::shutdownNow);
+  }
+
+  /** A caller through a blocking stub on {@code channel}; {@code onClose} lets go of it. */
+  public static Caller overChannel(Channel channel, Runnable onClose) {
+    MasterServiceGrpc.MasterServiceBlockingStub stub = MasterServiceGrpc.newBlockingStub(channel);
+    return new Caller() {
+      @Override
+      public GetTableLocationsResponsePB call(GetTableLocationsRequestPB req) {
+        return stub.getTableLocations(req);
+      }
+
+      @Override
+      public void close() {
+        onClose.run();
+      }
+    };
+  }
+
   /** Calls until the deadline; returns one latency sample (ns) per call. */
-  private static Histogram worker(MasterServer master, GetTableLocationsRequestPB req, Mode mode,
+  private static Histogram worker(Supplier<Caller> callers, GetTableLocationsRequestPB req,
       long deadline) {
     Histogram h = new Histogram(3);
-    ManagedChannel channel = null;
-    Function<GetTableLocationsRequestPB, GetTableLocationsResponsePB> call;
-    if (mode == Mode.RPC) {
-      channel = NettyChannelBuilder.forAddress(master.rpcAddress().host(),
-          master.rpcAddress().port()).usePlaintext().build();
-      MasterServiceGrpc.MasterServiceBlockingStub stub = MasterServiceGrpc.newBlockingStub(channel);
-      call = stub::getTableLocations;
-    } else {
-      call = master::getTableLocations;
-    }
-    try {
+    try (Caller caller = callers.get()) {
       long now = System.nanoTime();
       while (now < deadline) {
-        GetTableLocationsResponsePB r = call.apply(req);
+        GetTableLocationsResponsePB r = caller.call(req);
         long end = System.nanoTime();
         if (r.hasError()) {
           throw NyalaException.fromPb(r.getError());
         }
         h.recordValue(end - now);
         now = end;
-      }
-    } finally {
-      if (channel != null) {
-        channel.shutdownNow();
       }
     }
     return h;

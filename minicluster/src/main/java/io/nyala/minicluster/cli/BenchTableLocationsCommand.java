@@ -2,6 +2,7 @@ package io.nyala.minicluster.cli;
 
 import io.nyala.master.MasterServer;
 import io.nyala.master.locations.TableLocationsBench;
+import io.nyala.master.locations.TableLocationsBench.Caller;
 import io.nyala.master.locations.TableLocationsBench.Latency;
 import io.nyala.master.locations.TableLocationsBench.Mode;
 import io.nyala.master.locations.TableLocationsBench.Params;
@@ -14,8 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code nyala bench table-locations}: GetTableLocations throughput, cache off and on. */
 @Command(name = "table-locations", mixinStandardHelpOptions = true,
@@ -23,8 +28,12 @@ import picocli.CommandLine.Option;
         "Starts 1 master + 3 tablet servers in this JVM, creates a table, then has "
             + "threads call GetTableLocations (max 1000 locations, interned tserver infos) "
             + "directly on the master (call) or over gRPC, one channel per thread (rpc).",
+        "With --master-only the master and tablet servers run as processes, so the master's "
+            + "JVM serves nothing but these calls and the tablet servers' heartbeats, with the "
+            + "full JIT; each run then warms up until the master's JIT is quiet.",
         "Prints req/s, and for rpc the latency percentiles in microseconds."})
 final class BenchTableLocationsCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
   @Option(names = "--tablets", defaultValue = "60") int tablets;
   @Option(names = "--threads", defaultValue = "2") int threads;
   @Option(names = "--seconds", defaultValue = "5") double seconds;
@@ -35,12 +44,29 @@ final class BenchTableLocationsCommand implements Callable<Integer> {
   @Option(names = "--compare", description = "Run with the cache off, then with --cache-mb, "
       + "and print the ratio.") boolean compare;
   @Option(names = "--json", description = "Print one JSON object.") boolean json;
+  @Option(names = "--master-only", description = "Servers as processes; the master process "
+      + "alone answers (needs --mode rpc).") boolean masterOnly;
+  @Option(names = "--max-warmup-seconds", defaultValue = "120", description = "With "
+      + "--master-only: the longest warm-up before measuring anyway (default 120).")
+  double maxWarmupSeconds;
 
   @Override
   public Integer call() throws Exception {
     Mode m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));
     Path dir = Files.createTempDirectory("locations-bench");
     List<Result> results = new ArrayList<>();
+    if (masterOnly) {
+      if (m != Mode.RPC) {
+        throw new ParameterException(spec.commandLine(), "--master-only measures calls over "
+            + "the network: give --mode rpc (got --mode " + mode + ")");
+      }
+      for (long mb : compare ? List.of(0L, cacheMb) : List.of(cacheMb)) {
+        results.add(new MasterProcessBench(dir.resolve("cache-" + mb), tablets,
+            maxWarmupSeconds).run(new Params(threads, seconds, warmupSeconds, mb, m)));
+      }
+      System.out.println(json ? toJson(results) : toText(results));
+      return 0;
+    }
     try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(3)
         .dataRoot(dir).processMode(ProcessMode.IN_PROCESS).build()) {
       System.err.println("starting 1 master + 3 tablet servers ...");
@@ -52,8 +78,11 @@ final class BenchTableLocationsCommand implements Callable<Integer> {
       for (long mb : sizes) {
         System.err.printf("%s mode, %d threads, cache %d MiB: %.0f s warm-up + %.0f s ...%n",
             mode, threads, mb, warmupSeconds, seconds);
+        Supplier<Caller> callers = m == Mode.RPC
+            ? MasterProcessBench.harnessCallers(cluster, master.rpcAddress())
+            : () -> master::getTableLocations;
         results.add(TableLocationsBench.run(master, "bench_locations",
-            new Params(threads, seconds, warmupSeconds, mb, m)));
+            new Params(threads, seconds, warmupSeconds, mb, m), callers));
       }
     }
     System.out.println(json ? toJson(results) : toText(results));

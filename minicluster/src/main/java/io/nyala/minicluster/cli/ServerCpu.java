@@ -33,7 +33,7 @@ abstract class ServerCpu {
       double seconds() {
         double sum = 0;
         for (String url : metricsUrls) {
-          sum += scrape(http, url);
+          sum += scrape(http, url, METRIC);
         }
         return sum;
       }
@@ -67,7 +67,8 @@ abstract class ServerCpu {
     return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }
 
-  private static double scrape(HttpClient http, String url) {
+  /** The value of {@code metric} (unlabelled, or its first series) on a /metrics page. */
+  static double scrape(HttpClient http, String url, String metric) {
     HttpResponse<String> r;
     try {
       r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
@@ -82,10 +83,10 @@ abstract class ServerCpu {
       throw NyalaException.ioError(url + " answered HTTP " + r.statusCode(), null);
     }
     for (String line : r.body().split("\n")) {
-      if (line.startsWith(METRIC + " ") || line.startsWith(METRIC + "{")) {
+      if (line.startsWith(metric + " ") || line.startsWith(metric + "{")) {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
       }
     }
-    throw NyalaException.notFound("%s has no %s", url, METRIC);
+    throw NyalaException.notFound("%s has no %s", url, metric);
   }
 }

@@ -3,6 +3,7 @@ package io.nyala.common.metrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.BufferPoolMXBean;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
@@ -41,6 +42,13 @@ public final class ProcessMetrics {
       // What perf scan and perf loadgen divide by rows for CPU per row (docs/performance.md).
       r.doubleCounterFrom("process_cpu_seconds_total", "CPU time used" + JVM_WIDE,
           () -> sun.getProcessCpuTime() / 1e9);
+    }
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    if (jit != null && jit.isCompilationTimeMonitoringSupported()) {
+      // Benchmarks warm a server until this stops growing (docs/performance.md).
+      r.doubleCounterFrom("jvm_jit_compilation_seconds_total",
+          "Time the JIT compilers spent compiling" + JVM_WIDE,
+          () -> jit.getTotalCompilationTime() / 1e3);
     }
     if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
       r.gauge("process_open_fds", "Open file descriptors" + JVM_WIDE,

@@ -41,6 +41,7 @@ class ProcessMetricsTest {
     ProcessMetrics.register(r);
     String text = r.renderPrometheus();
     assertThat(text).contains("# TYPE process_cpu_seconds_total counter")
-        .containsPattern("(?m)^process_cpu_seconds_total(\\{[^}]*\\})? [0-9.eE+-]+$");
+        .containsPattern("(?m)^process_cpu_seconds_total(\\{[^}]*\\})? [0-9.eE+-]+$")
+        .containsPattern("(?m)^jvm_jit_compilation_seconds_total(\\{[^}]*\\})? [0-9.eE+-]+$");
   }
 }
