@@ -215,7 +215,7 @@ public class TabletServer extends ServerBase {
   /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */
   private void startTabletCopy() {
     copySessions = new CopySessions(tabletId -> {
-      TabletReplica r = tabletManager.use(tabletId, false, System.nanoTime() + COPY_WAKE_NANOS);
+      TabletReplica r = tabletManager.use(tabletId, System.nanoTime() + COPY_WAKE_NANOS);
       try {
         return r.stateMachine().openCopyImage();
       } finally {

@@ -18,11 +18,10 @@ final class RequestAdmission {
    * {@code waker} wake a HIBERNATED replica, refuses FAILED and DELETING. Returns whether it
    * had to wait or wake (then the group may not have elected yet).
    */
-  static boolean enter(TabletReplica r, boolean write, long deadlineNanos,
-      Consumer<TabletReplica> waker) {
+  static boolean enter(TabletReplica r, long deadlineNanos, Consumer<TabletReplica> waker) {
     boolean waited = false;
     while (true) {
-      ReplicaState s = r.tryEnter(write);
+      ReplicaState s = r.tryEnter();
       switch (s) {
         case RUNNING -> {
           return waited;

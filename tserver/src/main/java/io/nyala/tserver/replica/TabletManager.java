@@ -136,9 +136,9 @@ public final class TabletManager {
    * in progress is waited out, both within {@code deadlineNanos} (System.nanoTime). The caller
    * must call {@link TabletReplica#exit} when the request is done.
    */
-  public TabletReplica use(String tabletId, boolean write, long deadlineNanos) {
+  public TabletReplica use(String tabletId, long deadlineNanos) {
     TabletReplica r = get(tabletId);
-    if (r.enter(write, deadlineNanos, waker)) {
+    if (r.enter(deadlineNanos, waker)) {
       groups.awaitLeader(r, deadlineNanos);
     }
     return r;

@@ -70,8 +70,6 @@ public final class TabletReplica {
   private int inFlight;
   /** When a request last entered (System.nanoTime), or when the replica was opened. */
   private volatile long lastActivityNanos = System.nanoTime();
-  /** When a write last entered; {@link Long#MIN_VALUE} = none since the group opened. */
-  private volatile long lastWriteNanos = Long.MIN_VALUE;
 
   TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
       KeyMaterial tabletKey, BlockManager blocks, Path superblockFile) {
@@ -112,16 +110,12 @@ public final class TabletReplica {
    * Lets a request in if the replica is RUNNING (counting it until {@link #exit}); returns the
    * state that kept it out otherwise. Caller holds no lock.
    */
-  synchronized ReplicaState tryEnter(boolean write) {
+  synchronized ReplicaState tryEnter() {
     if (state != ReplicaState.RUNNING) {
       return state;
     }
     inFlight++;
-    long now = System.nanoTime();
-    lastActivityNanos = now;
-    if (write) {
-      lastWriteNanos = now;
-    }
+    lastActivityNanos = System.nanoTime();
     return ReplicaState.RUNNING;
   }
 
@@ -170,8 +164,8 @@ public final class TabletReplica {
   }
 
   /** Lets a request in, waiting or waking as needed; see {@link RequestAdmission#enter}. */
-  boolean enter(boolean write, long deadlineNanos, Consumer<TabletReplica> waker) {
-    return RequestAdmission.enter(this, write, deadlineNanos, waker);
+  boolean enter(long deadlineNanos, Consumer<TabletReplica> waker) {
+    return RequestAdmission.enter(this, deadlineNanos, waker);
   }
 
   /** Waits up to {@code nanos} for the state to change from {@code from}. */
@@ -186,10 +180,6 @@ public final class TabletReplica {
 
   long lastActivityNanos() {
     return lastActivityNanos;
-  }
-
-  long lastWriteNanos() {
-    return lastWriteNanos;
   }
 
   /** The results of the writes applied here recently, by client id and sequence number. */

@@ -32,7 +32,7 @@ final class AlterSchemaHandler {
   }
 
   CompletableFuture<AlterSchemaResponsePB> alter(AlterSchemaRequestPB req) {
-    TabletReplica replica = tablets.use(req.getTabletId(), true, CallerDeadline.nanos());
+    TabletReplica replica = tablets.use(req.getTabletId(), CallerDeadline.nanos());
     return replica.serve(() -> alter(replica, req));
   }
 

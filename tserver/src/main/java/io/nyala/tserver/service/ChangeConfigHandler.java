@@ -56,7 +56,7 @@ final class ChangeConfigHandler {
   }
 
   CompletableFuture<ChangeConfigResponsePB> change(ChangeConfigRequestPB req) {
-    TabletReplica replica = tablets.use(req.getTabletId(), false, CallerDeadline.nanos());
+    TabletReplica replica = tablets.use(req.getTabletId(), CallerDeadline.nanos());
     return replica.serve(() -> change(replica, req));
   }
 

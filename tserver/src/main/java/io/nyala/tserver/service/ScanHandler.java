@@ -74,7 +74,7 @@ final class ScanHandler {
   }
 
   private CompletableFuture<ScanResponsePB> openScan(ScanRequestPB req) {
-    TabletReplica replica = tablets.use(req.getNewScanRequest().getTabletId(), false,
+    TabletReplica replica = tablets.use(req.getNewScanRequest().getTabletId(),
         CallerDeadline.nanos());
     return replica.serve(() -> openScan(replica, req));
   }

@@ -190,7 +190,7 @@ final class TabletServerServices {
     public void transferLeadership(TransferLeadershipRequestPB req,
         StreamObserver<TransferLeadershipResponsePB> out) {
       Rpcs.respondAsync(out, () -> {
-        TabletReplica replica = tablets.use(req.getTabletId(), false, CallerDeadline.nanos());
+        TabletReplica replica = tablets.use(req.getTabletId(), CallerDeadline.nanos());
         return replica.serve(() -> transfer(replica, req));
       }, e -> TransferLeadershipResponsePB.newBuilder().setError(e).build());
     }

@@ -83,7 +83,7 @@ final class WriteHandler {
               + " split the batch", size, maxRequestBytes);
     }
     long deadlineNanos = CallerDeadline.nanos();
-    TabletReplica replica = tablets.use(req.getTabletId(), true, deadlineNanos);
+    TabletReplica replica = tablets.use(req.getTabletId(), deadlineNanos);
     return replica.serve(() -> write(replica, req, deadlineNanos));
   }
 

@@ -144,9 +144,9 @@ class HibernationProtocolTest {
       x.transition(ReplicaState.RUNNING);
     };
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    Future<Boolean> first = pool.submit(() -> r.enter(true, deadline, waker));
+    Future<Boolean> first = pool.submit(() -> r.enter(deadline, waker));
     claimed.await();
-    Future<Boolean> second = pool.submit(() -> r.enter(false, deadline, waker));
+    Future<Boolean> second = pool.submit(() -> r.enter(deadline, waker));
     // The second caller is parked on the first one's wake, not starting its own.
     org.awaitility.Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() ->
         pool instanceof java.util.concurrent.ThreadPoolExecutor t && t.getActiveCount() == 2);
@@ -162,7 +162,7 @@ class HibernationProtocolTest {
     TabletReplica r = ReplicaStateTest.replicaIn(ReplicaState.HIBERNATED);
     r.claimWake(); // someone else's wake, never finishing
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> r.enter(false, deadline, x -> { }))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> r.enter(deadline, x -> { }))
         .isInstanceOfSatisfying(NyalaException.class, e -> assertThat(e.code())
             .isEqualTo(io.nyala.common.StatusCode.SERVICE_UNAVAILABLE))
         .hasMessageContaining("waking up");

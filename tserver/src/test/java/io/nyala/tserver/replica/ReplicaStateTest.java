@@ -66,12 +66,12 @@ class ReplicaStateTest {
   @Test
   void aHibernationBeginsOnlyWhenNoRequestIsInFlight() {
     TabletReplica r = replicaIn(RUNNING);
-    assertThat(r.tryEnter(true)).isEqualTo(RUNNING);
+    assertThat(r.tryEnter()).isEqualTo(RUNNING);
     assertThat(r.beginHibernation()).isFalse();
     r.exit();
     assertThat(r.beginHibernation()).isTrue();
     assertThat(r.state()).isEqualTo(HIBERNATING);
-    assertThat(r.tryEnter(false)).isEqualTo(HIBERNATING); // kept out while the round runs
+    assertThat(r.tryEnter()).isEqualTo(HIBERNATING); // kept out while the round runs
   }
 
   @Test
