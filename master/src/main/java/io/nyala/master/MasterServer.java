@@ -75,6 +75,8 @@ public class MasterServer extends ServerBase {
   private ClusterKeyRotator keyRotator;
   /** The internal CA in the catalog. */
   private CatalogCertAuthority certAuthority;
+  private final UnmatchedMastersWarning unmatchedMasters =
+      new UnmatchedMastersWarning(System::nanoTime);
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -207,6 +209,7 @@ public class MasterServer extends ServerBase {
       if (catalogManager.leadership().isReady()) {
         certAuthority.rewrapIfBehind(); // after a cluster key rotation
       }
+      unmatchedMasters.check(sysCatalog.leaderTerm(), sysCatalog::followersWithNothingMatched);
       laps[2] = System.nanoTime();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
