@@ -123,7 +123,8 @@ public final class RaftSettings {
   /**
    * How a leader retries a follower it cannot reach, for a group whose members may start apart
    * (the masters' catalog): 10 retries at once, then one about every 50 ms (25-75) for some
-   * 30 s, then about one a second; a failed attempt is also retried with the next heartbeat.
+   * 30 s, then about one a second (and not before the next heartbeat: Ratis does not wake the
+   * appender for a failure).
    * Ratis' default ({@code 1ms,10, 1s,20, 5s,1000}) counts every failed attempt until the
    * follower answers success, and after ten waits 0.5-1.5 s between attempts (2.5-7.5 s after
    * thirty), and once more around the follower's first answer. A master whose Raft server came
