@@ -100,15 +100,9 @@ class PartitionIT {
     }
   }
 
-  /**
-   * Plaintext for now: under TLS, with the follower commit guard, a clean-clone CI run of the
-   * sibling NetworkPartitionTest still saw one master unreachable over Raft for a minute after
-   * start, so that a cut-off leader went unreplaced (docs/testing.md, "Network partitions").
-   */
   @Test
   @NyalaCluster(masters = 3, tservers = 1, lifecycle = NyalaCluster.Lifecycle.PER_METHOD,
-      masterFlags = {MIN_ELECTION, MAX_ELECTION}, tserverFlags = "--heartbeat_interval_ms=300",
-      tls = false)
+      masterFlags = {MIN_ELECTION, MAX_ELECTION}, tserverFlags = "--heartbeat_interval_ms=300")
   void cutOffLeaderMasterIsReplacedAndFollowsOnceHealed(MiniCluster cluster) {
     int old = awaitLeaderMaster(cluster, -1);
     List<ServerInfo> majority = servers(others(old, 3), cluster::master);

@@ -1,5 +1,6 @@
 package io.nyala.master;
 
+import io.grpc.ManagedChannel;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ServerRegistrationPB;
@@ -75,13 +76,19 @@ final class MasterDiscovery {
       }
       pause();
     }
-    return toPeers(found);
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime()) - start;
+    return toPeers(found, tookMs);
   }
 
   /** Records the registration of {@code m}; returns why it failed, or null. */
   private String ask(HostPort m, Map<HostPort, ServerRegistrationPB> found) {
+    ManagedChannel channel = channels.get(m);
+    // A master not listening yet leaves the channel in gRPC's reconnect backoff (1 s, then
+    // 1.6 s, ...), which fails every call at once: without this, the first master to start
+    // found the others a second or more after they were up, and started its Raft that late.
+    channel.resetConnectBackoff();
     try {
-      GetMasterRegistrationResponsePB r = MasterServiceGrpc.newBlockingStub(channels.get(m))
+      GetMasterRegistrationResponsePB r = MasterServiceGrpc.newBlockingStub(channel)
           .withDeadlineAfter(ATTEMPT_DEADLINE_MS, TimeUnit.MILLISECONDS)
           .getMasterRegistration(GetMasterRegistrationRequestPB.getDefaultInstance());
       if (NyalaException.isError(r.getError())) {
@@ -94,7 +101,7 @@ final class MasterDiscovery {
     }
   }
 
-  private List<RaftPeer> toPeers(Map<HostPort, ServerRegistrationPB> found) {
+  private List<RaftPeer> toPeers(Map<HostPort, ServerRegistrationPB> found, long tookMs) {
     Set<String> uuids = new HashSet<>();
     List<RaftPeer> peers = new ArrayList<>();
     for (Map.Entry<HostPort, ServerRegistrationPB> e : found.entrySet()) {
@@ -111,7 +118,8 @@ final class MasterDiscovery {
       throw NyalaException.invalidArgument("this master (%s) is not among --master_addresses %s",
           selfUuid, HostPort.toString(masters));
     }
-    LOG.info("sys catalog peers discovered: {}", peers);
+    // How long it took tells a late Raft start (docs/testing.md, "Network partitions").
+    LOG.info("sys catalog peers discovered in {} ms: {}", tookMs, peers);
     return peers;
   }
 

@@ -4,6 +4,7 @@ import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
@@ -74,6 +75,8 @@ public class MasterServer extends ServerBase {
   private ClusterKeyRotator keyRotator;
   /** The internal CA in the catalog. */
   private CatalogCertAuthority certAuthority;
+  private final UnmatchedMastersWarning unmatchedMasters =
+      new UnmatchedMastersWarning(System::nanoTime);
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -129,6 +132,7 @@ public class MasterServer extends ServerBase {
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
     sysCatalog.attach(raftServer);
+    beforeRaftStart();
     startRaft();
     MasterPages pages = new MasterPages(this, sysCatalog, catalogManager, tsManager,
         options.webserverExposeTabletIds);
@@ -142,6 +146,13 @@ public class MasterServer extends ServerBase {
     LOG.info("master {} ({}) started: RPC {}, Raft {}, HTTP {}, catalog {}", name, uuid(),
         rpcAddress(), raftAddress(), httpAddress(), option);
   }
+
+  /**
+   * Test seam (fault injection): runs after discovery, just before the catalog's Raft server
+   * starts listening. A test overrides it to start this master's Raft late, as a master whose
+   * discovery or start lagged does (docs/testing.md, "Network partitions").
+   */
+  protected void beforeRaftStart() { }
 
   /**
    * The group to start the catalog with. One master: just itself, as always. Several: at first
@@ -198,6 +209,7 @@ public class MasterServer extends ServerBase {
       if (catalogManager.leadership().isReady()) {
         certAuthority.rewrapIfBehind(); // after a cluster key rotation
       }
+      unmatchedMasters.check(sysCatalog.leaderTerm(), sysCatalog::followersWithNothingMatched);
       laps[2] = System.nanoTime();
     } catch (RuntimeException e) {
       // The ticker must survive a bad pass (e.g. Raft shutting down under it).
@@ -222,6 +234,8 @@ public class MasterServer extends ServerBase {
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props,
         masterOptions.catalogSnapshotThresholdEntries);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(props, true);
+    // One group: a master that starts or comes back late must get the leader's entries at once.
+    RaftSettings.retryUnreachableFollowersQuickly(props);
   }
 
   private void registerMetrics(MetricRegistry m) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
 
@@ -28,6 +29,8 @@ final class MastersFixture implements AutoCloseable {
   final List<AtomicLong> clockOffsetNanos = new ArrayList<>();
   private final MasterServer[] masters;
   private final ManagedChannel[] channels;
+  /** Per master, what runs (given the master) just before its Raft server starts, or null. */
+  private final List<Consumer<MasterServer>> beforeRaft = new ArrayList<>();
 
   private MastersFixture(Path dir, int n, List<String> extraFlags) {
     this.dir = dir;
@@ -38,6 +41,7 @@ final class MastersFixture implements AutoCloseable {
       rpc.add(new HostPort("127.0.0.1", MasterFixture.freePort()));
       raft.add(new HostPort("127.0.0.1", MasterFixture.freePort()));
       clockOffsetNanos.add(new AtomicLong());
+      beforeRaft.add(null);
     }
   }
 
@@ -85,9 +89,25 @@ final class MastersFixture implements AutoCloseable {
     return o;
   }
 
+  /**
+   * Makes master {@code i} run {@code hook} after its discovery, just before its Raft server
+   * starts (e.g. to hold it back); for its next start.
+   */
+  void beforeRaftStart(int i, Consumer<MasterServer> hook) {
+    beforeRaft.set(i, hook);
+  }
+
   void startMaster(int i) {
     AtomicLong offset = clockOffsetNanos.get(i);
-    MasterServer m = new MasterServer(options(i), () -> System.nanoTime() + offset.get());
+    Consumer<MasterServer> hook = beforeRaft.get(i);
+    MasterServer m = hook == null
+        ? new MasterServer(options(i), () -> System.nanoTime() + offset.get())
+        : new MasterServer(options(i), () -> System.nanoTime() + offset.get()) {
+          @Override
+          protected void beforeRaftStart() {
+            hook.accept(this);
+          }
+        };
     try {
       m.start();
     } catch (RuntimeException e) {
@@ -116,6 +136,10 @@ final class MastersFixture implements AutoCloseable {
 
   HostPort rpcAddress(int i) {
     return rpc.get(i);
+  }
+
+  HostPort raftAddress(int i) {
+    return raft.get(i);
   }
 
   MasterServiceGrpc.MasterServiceBlockingStub stub(int i) {

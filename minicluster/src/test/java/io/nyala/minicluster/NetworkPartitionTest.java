@@ -38,15 +38,10 @@ class NetworkPartitionTest {
   @TempDir(cleanup = CleanupMode.ON_SUCCESS)
   Path tmp;
 
-  /**
-   * Plaintext for now: under TLS, with the follower commit guard, a clean-clone CI run saw one
-   * master never answer its peers over Raft for a minute after start (still at term 1, empty
-   * log), so that the cut-off leader went unreplaced (docs/testing.md, "Network partitions").
-   */
   @ParameterizedTest
   @EnumSource(ProcessMode.class)
   void cutsAndHealsRpcAndRaft(ProcessMode mode) {
-    try (MiniCluster cluster = MiniCluster.builder().processMode(mode).numMasters(3).tls(false)
+    try (MiniCluster cluster = MiniCluster.builder().processMode(mode).numMasters(3)
         .numTabletServers(1).dataRoot(tmp.resolve("c"))
         .masterFlag("--raft_election_timeout_min_ms=500")
         .masterFlag("--raft_election_timeout_max_ms=1000")

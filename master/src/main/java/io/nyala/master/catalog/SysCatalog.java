@@ -196,6 +196,24 @@ public final class SysCatalog {
     return d.getInfo().getCurrentTerm();
   }
 
+  /**
+   * On the leader, how many other members have matched none of its entries yet (a member whose
+   * log is empty cannot help elect); 0 elsewhere.
+   */
+  public int followersWithNothingMatched() {
+    RaftServer.Division d = division();
+    if (d == null || !d.getInfo().isLeader()) {
+      return 0;
+    }
+    int n = 0;
+    for (long match : d.getInfo().getFollowerMatchIndices()) {
+      if (match < 0) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   public RaftRolePB role() {
     return isLeader() ? RaftRolePB.LEADER : RaftRolePB.FOLLOWER;
   }

@@ -121,6 +121,29 @@ public final class RaftSettings {
   public static final int PROXY_THREADS = 16;
 
   /**
+   * How a leader retries a follower it cannot reach, for a group whose members may start apart
+   * (the masters' catalog): 10 retries at once, then one about every 50 ms (25-75) for some
+   * 30 s, then about one a second (and not before the next heartbeat: Ratis does not wake the
+   * appender for a failure).
+   * Ratis' default ({@code 1ms,10, 1s,20, 5s,1000}) counts every failed attempt until the
+   * follower answers success, and after ten waits 0.5-1.5 s between attempts (2.5-7.5 s after
+   * thirty), and once more around the follower's first answer. A master whose Raft server came
+   * up a second after the others had elected a leader so got nothing for seconds, and a member
+   * whose log is empty cannot help elect (docs/decisions.md): a leader lost meanwhile left the
+   * group leaderless (docs/testing.md, "Network partitions").
+   */
+  public static final String QUICK_APPENDER_RETRY_POLICY = "1ms,10, 50ms,600, 1s,100000";
+
+  /**
+   * Makes the leaders of this server's groups retry an unreachable follower as
+   * {@link #QUICK_APPENDER_RETRY_POLICY} says. Only for a server with few groups: a tablet
+   * server's thousands of leaders would each retry a dead peer 20 times a second.
+   */
+  public static void retryUnreachableFollowersQuickly(RaftProperties p) {
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, QUICK_APPENDER_RETRY_POLICY);
+  }
+
+  /**
    * Turns off Ratis' own snapshot file transfer, so that a follower the leader's log cannot catch
    * up is told to rebuild itself ({@code notifyInstallSnapshotFromLeader}): tablet servers do that
    * by tablet copy (docs/architecture.md, "Tablet copy"). Not for servers whose state machines

@@ -10,6 +10,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.nyala.common.NyalaException;
+import io.nyala.common.StatusCode;
 import io.nyala.common.security.token.TokenVerifier;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -34,7 +35,8 @@ import javax.net.ssl.SSLSession;
  * Tokens are read only for methods that need more than anyone ({@link RpcPolicy}), so
  * authenticating and finding the leader never fail on a stale token. With
  * {@code --rpc_authentication=required} a token that fails its check closes the call with
- * UNAUTHENTICATED saying why (expired, forged or from another cluster); in the other modes such
+ * UNAUTHENTICATED saying why (expired, forged or from another cluster), or with UNAVAILABLE when
+ * its signing key is newer than any this server knows yet (retriable); in the other modes such
  * a caller is anonymous.
  */
 public final class CallerAuthentication implements ServerInterceptor {
@@ -94,7 +96,10 @@ public final class CallerAuthentication implements ServerInterceptor {
         caller = withToken(caller, headers);
       } catch (NyalaException e) {
         if (mode == RpcAuthentication.REQUIRED) {
-          call.close(Status.UNAUTHENTICATED.withDescription(e.detail()), new Metadata());
+          // A key not known here yet is retriable (UNAVAILABLE): clients try again or elsewhere.
+          Status refusal = e.code() == StatusCode.SERVICE_UNAVAILABLE ? Status.UNAVAILABLE
+              : Status.UNAUTHENTICATED;
+          call.close(refusal.withDescription(e.detail()), new Metadata());
           return new ServerCall.Listener<>() {};
         }
       }

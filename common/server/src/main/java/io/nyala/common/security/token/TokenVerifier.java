@@ -23,8 +23,8 @@ import java.util.function.LongSupplier;
 /**
  * Checks client tokens offline against the token signing keys the leader master published
  * (docs/architecture.md, "Who may call what"): a tablet server gets them in heartbeat answers,
- * a master from its own {@link TokenSigner}. Knows no key until {@link #setKeys} is called, so
- * it refuses every token until then.
+ * a master from its own {@link TokenSigner} or the catalog it applies. Knows no key until
+ * {@link #setKeys} is called, so it refuses every token until then, as not known here yet.
  *
  * <p>A client sends its token with every call, and an ECDSA check costs far more than a small
  * call (a scan page, a write; docs/performance.md, "Scans"), so tokens whose signature checked
@@ -96,7 +96,9 @@ public final class TokenVerifier {
    * @param signedToken a serialized {@link SignedTokenPB}
    * @return the token's user
    * @throws NyalaException NOT_AUTHORIZED saying why: malformed, expired (naming user and time),
-   *     or forged or from another cluster (unknown key or bad signature)
+   *     or forged or from another cluster (bad signature, or an unknown key older than the
+   *     newest known); SERVICE_UNAVAILABLE for a key newer than every known one, which has
+   *     most likely not reached this server yet (retriable)
    */
   public String verify(byte[] signedToken) {
     ByteString bytes = ByteString.copyFrom(signedToken);
@@ -113,10 +115,10 @@ public final class TokenVerifier {
     } catch (InvalidProtocolBufferException e) {
       throw NyalaException.notAuthorized("authentication token is malformed: %s", e.getMessage());
     }
-    PublicKey key = keys.get(token.getSigningKeySeq());
+    Map<Long, PublicKey> known = keys;
+    PublicKey key = known.get(token.getSigningKeySeq());
     if (key == null) {
-      throw NyalaException.notAuthorized("token of user '%s' names unknown signing key %d: "
-          + "forged or from another cluster", token.getUser(), token.getSigningKeySeq());
+      throw unknownKey(token, known);
     }
     signatureChecks.incrementAndGet();
     if (!signatureValid(key, signed)) {
@@ -130,6 +132,27 @@ public final class TokenVerifier {
     verified.put(bytes, new Verified(token.getUser(), token.getExpireTimeMs(),
         token.getSigningKeySeq(), key));
     return token.getUser();
+  }
+
+  /**
+   * The refusal of a token whose key is not in {@code known}. Keys get increasing seqs and reach
+   * this server some time after the leader master made them (a follower master applies the
+   * catalog entry, a tablet server hears of it in its next heartbeat answer), so a key newer
+   * than every known one is most likely just not here yet: SERVICE_UNAVAILABLE, which clients
+   * retry, or take to another server. One at or below the newest known seq left the set or
+   * never was in it: forged or from another cluster.
+   */
+  private static NyalaException unknownKey(AuthnTokenPB token, Map<Long, PublicKey> known) {
+    long seq = token.getSigningKeySeq();
+    long newest = known.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
+    if (seq > newest) {
+      return NyalaException.unavailable("token of user '%s' names unknown signing key %d, newer "
+          + "than %s: not known here yet (retry, or ask the leader master)", token.getUser(),
+          seq, known.isEmpty() ? "any key known here (none yet)" : "key " + newest
+          + ", the newest known here");
+    }
+    return NyalaException.notAuthorized("token of user '%s' names unknown signing key %d: "
+        + "forged or from another cluster", token.getUser(), seq);
   }
 
   private void checkNotExpired(String user, long expireTimeMs) {

@@ -106,6 +106,28 @@ class CallerChecksTest {
     });
   }
 
+  /**
+   * A server that has not learnt the newest signing key yet (a follower master behind the
+   * catalog, a tablet server before its next heartbeat) refuses its tokens as UNAVAILABLE,
+   * which clients retry or take elsewhere, not as forged; with the key it serves them.
+   */
+  @Test
+  void requiredRefusesATokenOfAKeyNotKnownYetAsUnavailableThenServesIt() {
+    start(RpcAuthentication.REQUIRED, true);
+    SslContext anonymous = TlsContexts.forClient(CA.certificate());
+    verifier.setKeys(List.of());
+    SignedTokenPB token = signer.sign("alice");
+    assertThatThrownBy(() -> listTables(anonymous, token))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE))
+        .hasMessageContaining("not known here yet")
+        .hasMessageNotContaining("forged");
+    assertThat(seen).isEmpty();
+    verifier.setKeys(signer.publicKeys());
+    listTables(anonymous, token);
+    assertThat(seen).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("alice"));
+  }
+
   @Test
   void requiredRefusesExpiredAndForgedTokensAsUnauthenticatedSayingWhy() {
     start(RpcAuthentication.REQUIRED, true);

@@ -76,13 +76,51 @@ class TokenSignerTest {
     assertThatThrownBy(() -> verifier.verify(foreign.toByteArray()))
         .hasMessageContaining("forged or from another cluster");
 
+    // A seq below the newest known one that is not among the known: gone, or never made.
     AuthnTokenPB unknownSeq = AuthnTokenPB.newBuilder().setUser("bob")
-        .setExpireTimeMs(now.get() + VALIDITY).setSigningKeySeq(99).build();
+        .setExpireTimeMs(now.get() + VALIDITY).setSigningKeySeq(0).build();
     SignedTokenPB unknown = SignedTokenPB.newBuilder().setTokenData(unknownSeq.toByteString())
         .setSignature(foreign.getSignature()).build();
     assertThatThrownBy(() -> verifier.verify(unknown.toByteArray()))
-        .hasMessageEndingWith("token of user 'bob' names unknown signing key 99: forged or from "
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.NOT_AUTHORIZED))
+        .hasMessageEndingWith("token of user 'bob' names unknown signing key 0: forged or from "
             + "another cluster");
+  }
+
+  /**
+   * A follower master that has not applied the catalog entry with the leader's newest key yet
+   * (or a tablet server before the heartbeat that brings it) refuses a token signed by it as
+   * retriable, not as forged, and takes it once the key arrives.
+   */
+  @Test
+  void aKeyNewerThanAnyKnownIsNotKnownHereYetAndRetriable() {
+    SignedTokenPB first = signer.sign("alice");
+    assertThatThrownBy(() -> verifier.verify(first.toByteArray()))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.SERVICE_UNAVAILABLE))
+        .hasMessageEndingWith("token of user 'alice' names unknown signing key " + seq(first)
+            + ", newer than any key known here (none yet): not known here yet (retry, or ask "
+            + "the leader master)");
+
+    List<TokenSigningPublicKeyPB> known = signer.publicKeys();
+    verifier.setKeys(known);
+    long newestKnown = known.get(known.size() - 1).getSeq();
+    // Two rotations: the key that signs now was only made (as the next key) at the first.
+    now.addAndGet(ROTATION);
+    signer.sign("alice");
+    now.addAndGet(ROTATION);
+    SignedTokenPB rotated = signer.sign("alice");
+    assertThat(seq(rotated)).isGreaterThan(newestKnown);
+    assertThatThrownBy(() -> verifier.verify(rotated.toByteArray()))
+        .isInstanceOfSatisfying(NyalaException.class,
+            e -> assertThat(e.code()).isEqualTo(StatusCode.SERVICE_UNAVAILABLE))
+        .hasMessageContaining("names unknown signing key " + seq(rotated) + ", newer than key "
+            + newestKnown + ", the newest known here: not known here yet")
+        .hasMessageNotContaining("forged");
+
+    verifier.setKeys(signer.publicKeys());
+    assertThat(verifier.verify(rotated.toByteArray())).isEqualTo("alice");
   }
 
   @Test
