@@ -98,15 +98,10 @@ class LateMasterTest {
     }
   }
 
-  /** Polls {@code condition} every millisecond until true (at most 30 s); returns when. */
-  private static long awaitNanos(BooleanSupplier condition) throws InterruptedException {
-    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > giveUp) {
-        throw new AssertionError("the late master never got there in 30 s");
-      }
-      Thread.sleep(1);
-    }
+  /** Waits (polling every millisecond, at most 30 s) until {@code condition}; returns when. */
+  private static long awaitNanos(BooleanSupplier condition) {
+    await("the late master").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(1)).until(condition::getAsBoolean);
     return System.nanoTime();
   }
 
