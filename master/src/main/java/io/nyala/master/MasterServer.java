@@ -75,8 +75,7 @@ public class MasterServer extends ServerBase {
   private ClusterKeyRotator keyRotator;
   /** The internal CA in the catalog. */
   private CatalogCertAuthority certAuthority;
-  private final UnmatchedMastersWarning unmatchedMasters =
-      new UnmatchedMastersWarning(System::nanoTime);
+  private final UnmatchedMastersWarning unmatchedMasters;
 
   public MasterServer(MasterOptions options) {
     this(options, System::nanoTime);
@@ -87,6 +86,7 @@ public class MasterServer extends ServerBase {
     super("master", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
     this.masterOptions = options;
     this.nanoClock = nanoClock;
+    this.unmatchedMasters = new UnmatchedMastersWarning(nanoClock);
   }
 
   /** Returns once the RPC server is up; leadership of the catalog follows asynchronously. */
