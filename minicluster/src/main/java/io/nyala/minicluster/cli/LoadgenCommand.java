@@ -75,7 +75,8 @@ final class LoadgenCommand implements Callable<Integer> {
   boolean minicluster;
 
   @Option(names = "--processes",
-      description = "Start a 1 master + 3 tablet server cluster as server processes.")
+      description = "Start a 1 master + 3 tablet server cluster as server processes, with "
+          + "the full JIT (the minicluster's usual C1-only start is for tests).")
   boolean processes;
 
   @Option(names = "--tls", paramLabel = "true|false", defaultValue = "true", arity = "1",
@@ -115,11 +116,14 @@ final class LoadgenCommand implements Callable<Integer> {
     }
     MiniCluster.Builder b = MiniCluster.builder().numMasters(1).numTabletServers(3).tls(tls)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
+    if (processes) {
+      b.serverJvmOption(BenchJvm.FULL_JIT);
+    }
     serverJvmOptions.forEach(b::serverJvmOption);
     tserverFlags.forEach(b::tserverFlag);
     try (MiniCluster c = b.build()) {
       System.out.printf("loadgen: started 1 master + 3 tablet servers %s (%s, %s)%n",
-          processes ? "as processes" : "in this JVM", c.masterAddresses(),
+          processes ? "as processes (full JIT)" : "in this JVM", c.masterAddresses(),
           tls ? "TLS and authentication" : "plaintext");
       return run(c.clientBuilder());
     }

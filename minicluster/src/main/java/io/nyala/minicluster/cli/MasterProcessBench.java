@@ -44,11 +44,10 @@ final class MasterProcessBench {
   Result run(Params p) {
     System.err.printf("starting 1 master + 3 tablet server processes (cache %d MiB) ...%n",
         p.cacheMb());
-    // The minicluster's servers stop at C1 for a quick start; a throughput figure needs C2.
     try (MiniCluster cluster = MiniCluster.builder().numMasters(1).numTabletServers(3)
         .dataRoot(dir).processMode(ProcessMode.EXTERNAL)
         .masterFlag("--table_locations_cache_capacity_mb=" + p.cacheMb())
-        .serverJvmOption("-XX:TieredStopAtLevel=4").build();
+        .serverJvmOption(BenchJvm.FULL_JIT).build();
         NyalaClient client = cluster.clientBuilder()
             .defaultAdminOperationTimeoutMs(300_000).build()) {
       System.err.printf("creating a table with %d tablets ...%n", tablets);

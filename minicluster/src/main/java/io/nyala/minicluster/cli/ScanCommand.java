@@ -70,7 +70,8 @@ final class ScanCommand implements Callable<Integer> {
   boolean minicluster;
 
   @Option(names = "--processes",
-      description = "Start a 1 master + 3 tablet server cluster as server processes.")
+      description = "Start a 1 master + 3 tablet server cluster as server processes, with "
+          + "the full JIT (the minicluster's usual C1-only start is for tests).")
   boolean processes;
 
   @Option(names = "--tls", paramLabel = "true|false", defaultValue = "true", arity = "1",
@@ -100,11 +101,14 @@ final class ScanCommand implements Callable<Integer> {
     }
     MiniCluster.Builder b = MiniCluster.builder().numMasters(1).numTabletServers(3).tls(tls)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
+    if (processes) {
+      b.serverJvmOption(BenchJvm.FULL_JIT);
+    }
     serverJvmOptions.forEach(b::serverJvmOption);
     tserverFlags.forEach(b::tserverFlag);
     try (MiniCluster c = b.build()) {
       System.out.printf("scan: started 1 master + 3 tablet servers %s (%s, %s)%n",
-          processes ? "as processes" : "in this JVM", c.masterAddresses(),
+          processes ? "as processes (full JIT)" : "in this JVM", c.masterAddresses(),
           tls ? "TLS and authentication" : "plaintext");
       int loaded = load(c.clientBuilder());
       if (loaded != 0) {
