@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,6 +20,12 @@ public final class MemLayer implements Layer {
   private final Schema schema;
   private final ConcurrentSkipListMap<byte[], RowVersions> rows =
       new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+  /**
+   * The keys {@link #prune} may change: those holding more than one version or a deletion. A
+   * key with one live version keeps it whatever the horizon, so an insert-only layer has none
+   * and a sweep costs nothing however many keys it holds. Writer only (under the store's lock).
+   */
+  private final TreeSet<byte[]> prunable = new TreeSet<>(Arrays::compareUnsigned);
   private final AtomicLong bytes = new AtomicLong();
   /** System.nanoTime() of the first write, or 0 while empty. */
   private volatile long firstWriteNanos;
@@ -48,24 +55,54 @@ public final class MemLayer implements Layer {
       firstWriteNanos = System.nanoTime();
     }
     bytes.addAndGet(estimate(key, v));
-    RowVersions rv = rows.get(key);
+    // One descent of the skip list for a new key (the common case: inserts); an update of a key
+    // already here pays for a RowVersions it drops.
+    RowVersions rv = rows.putIfAbsent(key, new RowVersions(v));
     if (rv == null) {
-      rows.put(key, new RowVersions(v));
+      if (v.isTombstone()) {
+        prunable.add(key);
+      }
       return;
     }
     rv.push(v);
-    if (!rv.prune(horizon, oldest)) {
-      rows.remove(key);
-    }
+    settle(key, rv, horizon, oldest);
   }
 
   /** Drops versions no reader at or after {@code horizon} needs (writer only). */
   public void prune(long horizon, boolean oldest) {
-    for (Map.Entry<byte[], RowVersions> e : rows.entrySet()) {
-      if (!e.getValue().prune(horizon, oldest)) {
-        rows.remove(e.getKey());
+    for (Iterator<byte[]> it = prunable.iterator(); it.hasNext(); ) {
+      byte[] key = it.next();
+      RowVersions rv = rows.get(key);
+      if (rv == null || !rv.prune(horizon, oldest)) {
+        rows.remove(key);
+        it.remove();
+      } else if (isSettled(rv)) {
+        it.remove();
       }
     }
+  }
+
+  /** Prunes one key just written and records whether a later {@link #prune} may change it. */
+  private void settle(byte[] key, RowVersions rv, long horizon, boolean oldest) {
+    if (!rv.prune(horizon, oldest)) {
+      rows.remove(key);
+      prunable.remove(key);
+    } else if (isSettled(rv)) {
+      prunable.remove(key);
+    } else {
+      prunable.add(key);
+    }
+  }
+
+  /** One live version: nothing any horizon could drop. */
+  private static boolean isSettled(RowVersions rv) {
+    Version[] vs = rv.all();
+    return vs.length == 1 && !vs[0].isTombstone();
+  }
+
+  /** Keys a {@link #prune} may change now (for tests). */
+  int prunableKeys() {
+    return prunable.size();
   }
 
   private static long estimate(byte[] key, Version v) {
