@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
@@ -12,12 +13,16 @@ import io.nyala.master.catalog.LocationsVersions;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * GetTableLocations responses cached in front of {@link TableLocationsLookup}.
+ * GetTableLocations responses cached in front of {@link TableLocationsLookup}, as their
+ * serialized bytes: a hit is sent as it is, never serialized again (docs/performance.md,
+ * "Locations over RPC"). An entry's key holds every request field that shapes the answer (the
+ * table, by id, the key range, the limit, the replica filter, interning), so an entry is the
+ * exact answer to every request that finds it; nothing in an answer depends on the caller.
  *
  * <p>Requirements:
  * <ul>
- *   <li>Bounded by bytes: each entry weighs the estimated bytes of its key and its response
- *       (serialized size plus a fixed object overhead); the total stays within
+ *   <li>Bounded by bytes: each entry weighs what it holds, the bytes of its key and of its
+ *       serialized response plus a fixed object overhead; the total stays within
  *       {@code --table_locations_cache_capacity_mb} once pending maintenance has run
  *       ({@link #cleanUp}). Capacity 0 turns the cache off. Resizable at run time.</li>
  *   <li>Never stale: a lookup that begins after a change to a table's locations finished
@@ -29,14 +34,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *       orphans loads in flight, and the entries are dropped.</li>
  *   <li>Errors are never cached: requests are validated first, and a failed load caches
  *       nothing.</li>
- *   <li>Thread-safe; a hit takes no lock of ours. Duplicate loads of one key may race; both
- *       compute the same answer.</li>
+ *   <li>Thread-safe; a hit takes no lock of ours and never blocks ({@link #getIfPresent}, which
+ *       may run on a transport thread). Duplicate loads of one key may race; both compute the
+ *       same answer.</li>
  *   <li>Metrics: {@code table_locations_cache_{hits,misses,lookups,inserts,evictions,
  *       memory_usage}}; memory usage is exact after {@link #cleanUp}.</li>
  * </ul>
  */
 public final class TableLocationsCache {
-  /** Object headers, references and the key's fixed fields, roughly. */
+  /** Object headers, references, the key's fixed fields and the bytes' wrapper, roughly. */
   private static final int ENTRY_OVERHEAD_BYTES = 128;
 
   private record Key(long epoch, String tableId, long version, ByteString start, ByteString end,
@@ -44,7 +50,7 @@ public final class TableLocationsCache {
 
   private final TableLocationsLookup lookup;
   private final LocationsVersions versions;
-  private final Cache<Key, GetTableLocationsResponsePB> cache;
+  private final Cache<Key, ByteString> cache;
   private final AtomicLong epoch = new AtomicLong();
   private volatile long capacityBytes;
   private final MetricRegistry.Counter hits;
@@ -70,8 +76,8 @@ public final class TableLocationsCache {
         "Responses evicted from the table locations cache to respect its capacity");
     this.cache = Caffeine.newBuilder()
         .maximumWeight(Math.max(1, capacityBytes))
-        .weigher((Key k, GetTableLocationsResponsePB v) -> weigh(k, v))
-        .evictionListener((Key k, GetTableLocationsResponsePB v, RemovalCause cause) -> {
+        .weigher((Key k, ByteString v) -> weigh(k, v))
+        .evictionListener((Key k, ByteString v, RemovalCause cause) -> {
           if (cause.wasEvicted()) {
             evictions.inc();
           }
@@ -83,29 +89,71 @@ public final class TableLocationsCache {
         "Estimated bytes held by the table locations cache", this::memoryUsage);
   }
 
-  /** The locations a request asks for: from the cache when possible. */
-  public GetTableLocationsResponsePB get(GetTableLocationsRequestPB req) {
+  /**
+   * The serialized answer to a request: from the cache when possible, else computed from the
+   * catalog (which may wait for its lock) and cached.
+   *
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT for a malformed request, NOT_FOUND
+   *     for an unknown table
+   */
+  public ByteString get(GetTableLocationsRequestPB req) {
     int max = lookup.validate(req);
     lookups.inc();
-    LocationsVersions.Version v = capacityBytes == 0 ? null : versions.current(req.getTable());
-    if (v == null) {
+    Key key = key(req, max);
+    if (key == null) {
       misses.inc(); // off, or no such table (the lookup answers NOT_FOUND)
-      return lookup.lookup(req.getTable(), req, max);
+      return lookup.lookup(req.getTable(), req, max).toByteString();
     }
-    Key key = new Key(epoch.get(), v.tableId(), v.version(), req.getPartitionKeyStart(),
-        req.getPartitionKeyEnd(), max, req.getReplicaTypeFilterValue(),
-        req.getInternTsInfosInResponse());
-    GetTableLocationsResponsePB cached = cache.getIfPresent(key);
+    ByteString cached = cache.getIfPresent(key);
     if (cached != null) {
       hits.inc();
       return cached;
     }
     misses.inc();
-    GetTableLocationsResponsePB resp = lookup.lookup(
-        TableIdentifierPB.newBuilder().setTableId(v.tableId()).build(), req, max);
+    ByteString resp = lookup.lookup(
+        TableIdentifierPB.newBuilder().setTableId(key.tableId()).build(), req, max)
+        .toByteString();
     cache.put(key, resp);
     inserts.inc();
     return resp;
+  }
+
+  /**
+   * The cached serialized answer to a request, or null if it is not cached: without blocking
+   * (no catalog read, no lock), so that a transport thread may answer hits itself. Counts a
+   * lookup and a hit only when it finds one, so that a miss then passed to {@link #get} is
+   * counted once.
+   *
+   * @throws io.nyala.common.NyalaException INVALID_ARGUMENT for a malformed request
+   */
+  public ByteString getIfPresent(GetTableLocationsRequestPB req) {
+    Key key = key(req, lookup.validate(req));
+    ByteString cached = key == null ? null : cache.getIfPresent(key);
+    if (cached != null) {
+      lookups.inc();
+      hits.inc();
+    }
+    return cached;
+  }
+
+  /** The parsed form of an answer of {@link #get} (for tests and tools). */
+  public static GetTableLocationsResponsePB parse(ByteString answer) {
+    try {
+      return GetTableLocationsResponsePB.parseFrom(answer);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("a serialized GetTableLocations answer does not parse", e);
+    }
+  }
+
+  /** The key of a valid request, or null when the cache is off or the table is unknown. */
+  private Key key(GetTableLocationsRequestPB req, int max) {
+    LocationsVersions.Version v = capacityBytes == 0 ? null : versions.current(req.getTable());
+    if (v == null) {
+      return null;
+    }
+    return new Key(epoch.get(), v.tableId(), v.version(), req.getPartitionKeyStart(),
+        req.getPartitionKeyEnd(), max, req.getReplicaTypeFilterValue(),
+        req.getInternTsInfosInResponse());
   }
 
   /** Drops everything, including loads in flight (a new master leadership). */
@@ -142,9 +190,9 @@ public final class TableLocationsCache {
     return cache.estimatedSize();
   }
 
-  private static int weigh(Key k, GetTableLocationsResponsePB v) {
+  private static int weigh(Key k, ByteString v) {
     long bytes = ENTRY_OVERHEAD_BYTES + 2L * k.tableId().length() + k.start().size()
-        + k.end().size() + v.getSerializedSize();
+        + k.end().size() + v.size();
     return (int) Math.min(Integer.MAX_VALUE, bytes);
   }
 }
