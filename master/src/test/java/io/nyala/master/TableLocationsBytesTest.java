@@ -7,16 +7,13 @@ import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
-import io.nyala.common.NyalaException;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.proto.master.ReplicaTypeFilterPB;
-import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.rpc.RawBytes;
-import io.nyala.master.locations.TableLocationsLookup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -45,17 +42,6 @@ class TableLocationsBytesTest extends LocationsTestBase {
         CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), req);
   }
 
-  /** The answer computed afresh from the catalog, as the generated service built it. */
-  private GetTableLocationsResponsePB computed(GetTableLocationsRequestPB req) {
-    TableLocationsLookup lookup = new TableLocationsLookup(m.master.catalog().catalog(),
-        m.master.catalog().reports(), m.master.tsManager(), m.options().maxTableLocations);
-    try {
-      return lookup.lookup(req);
-    } catch (NyalaException e) {
-      return GetTableLocationsResponsePB.newBuilder().setError(e.toPb()).build();
-    }
-  }
-
   /** What the generated marshaller would have put on the wire for {@code resp}. */
   private static byte[] generated(GetTableLocationsResponsePB resp) throws IOException {
     try (InputStream in = GENERATED.stream(resp)) {
@@ -74,11 +60,7 @@ class TableLocationsBytesTest extends LocationsTestBase {
         // As the bench asks: the whole table, interned tablet server infos.
         whole.toBuilder().setMaxReturnedLocations(1000).setInternTsInfosInResponse(true).build(),
         whole.toBuilder().setTable(Tables.byId(id)).setMaxReturnedLocations(3).build(),
-        // As the Java client asks: from a row's partition key, 20 tablets, interned.
-        GetTableLocationsRequestPB.newBuilder()
-            .setTable(TableIdentifierPB.newBuilder().setTableId(id).setTableName(table))
-            .setPartitionKeyStart(insideThird).setMaxReturnedLocations(20)
-            .setInternTsInfosInResponse(true).build(),
+        fromKey(table, insideThird),
         whole.toBuilder().setPartitionKeyStart(insideThird)
             .setPartitionKeyEnd(tabletsOf(id).get(4).getPartition().getPartitionKeyStart())
             .setReplicaTypeFilter(ReplicaTypeFilterPB.VOTER_REPLICA).build(),
