@@ -1,5 +1,6 @@
 package io.nyala.master;
 
+import com.google.protobuf.ByteString;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
@@ -9,12 +10,15 @@ import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.common.proto.master.MasterServiceGrpc;
+import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.security.LogPayloads;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.authn.TokenIssuer;
 import io.nyala.master.ca.CertificateIssuer;
 import io.nyala.master.ca.OperatorCa;
 import io.nyala.master.catalog.CatalogCertAuthority;
+import io.nyala.master.catalog.CatalogLeadershipState;
 import io.nyala.master.catalog.CatalogManager;
 import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.CatalogTokenKeys;
@@ -29,6 +33,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -126,8 +131,10 @@ public class MasterServer extends ServerBase {
     keyRotator = new ClusterKeyRotator(uuid(), fs, keyProvider, catalogManager, tsManager,
         this::isLeader, this::snapshotCatalog);
     heartbeats.setClusterKeyVersion(keyRotator::targetVersion);
+    // The service threads exist once startRpc made the RPC server, before any call arrives.
+    Executor serviceThreads = task -> rpcServer.serviceThreads().execute(task);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
-        keyRotator, certificateIssuer())));
+        keyRotator, certificateIssuer(), serviceThreads).withSerializedLocations()));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -228,6 +235,15 @@ public class MasterServer extends ServerBase {
     return to == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(to - from);
   }
 
+  /**
+   * GetTableLocations runs on the transport threads: a cache hit is answered there, the rest
+   * handed to the service threads (docs/performance.md, "Locations over RPC").
+   */
+  @Override
+  protected void customizeRpc(RpcServer rpc) {
+    rpc.onTransportThreads(List.of(MasterServiceGrpc.getGetTableLocationsMethod()));
+  }
+
   @Override
   protected void customizeRaft(RaftProperties props) {
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
@@ -292,10 +308,35 @@ public class MasterServer extends ServerBase {
     return catalogManager;
   }
 
-  /** GetTableLocations as the RPC serves it: needs the ready leader, goes through the cache. */
+  /**
+   * GetTableLocations as the RPC answers it, parsed (for tests and tools): needs the ready
+   * leader, goes through the cache.
+   */
   public GetTableLocationsResponsePB getTableLocations(GetTableLocationsRequestPB req) {
+    return TableLocationsCache.parse(tableLocations(req));
+  }
+
+  /**
+   * GetTableLocations as the RPC serves it, serialized: needs the ready leader, goes through the
+   * cache; may block (a miss reads the catalog).
+   */
+  public ByteString tableLocations(GetTableLocationsRequestPB req) {
     catalogManager.checkLeaderReady();
     return locations.get(req);
+  }
+
+  /**
+   * The answer of {@link #tableLocations} if this master can give it without blocking (a cache
+   * hit on the ready leader, or a refusal of a malformed request), else null. Null also until
+   * this master first becomes the ready leader: asking Ratis whether it leads may wait for the
+   * catalog's group to load until then.
+   */
+  public ByteString cachedTableLocations(GetTableLocationsRequestPB req) {
+    if (!(catalogManager.leadership().state() instanceof CatalogLeadershipState.Ready)) {
+      return null;
+    }
+    catalogManager.checkLeaderReady();
+    return locations.getIfPresent(req);
   }
 
   /** The table locations cache, for tests, tools and benchmarks. */

@@ -1,8 +1,12 @@
 package io.nyala.master;
 
+import com.google.protobuf.ByteString;
+import io.grpc.BindableService;
+import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.proto.master.AlterTableRequestPB;
@@ -39,6 +43,7 @@ import io.nyala.common.proto.master.RotateClusterKeyResponsePB;
 import io.nyala.common.proto.master.TSHeartbeatRequestPB;
 import io.nyala.common.proto.master.TSHeartbeatResponsePB;
 import io.nyala.common.rpc.Rpcs;
+import io.nyala.common.rpc.SerializedResponses;
 import io.nyala.common.security.authz.Caller;
 import io.nyala.master.authn.TokenIssuer;
 import io.nyala.master.ca.CertificateIssuer;
@@ -49,12 +54,15 @@ import io.nyala.master.catalog.SysCatalog;
 import io.nyala.master.tsmanager.TSDescriptor;
 import io.nyala.master.tsmanager.TSManager;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.ratis.protocol.RaftPeer;
 
 /**
- * The master's gRPC service. Every handler goes through {@link Rpcs#respond}, so any failure,
- * bad input included, becomes the response's error and never escapes. DDL, heartbeats and
- * locations need the ready leader; registration and the master list answer on any master.
+ * The master's gRPC service. Every handler goes through {@link Rpcs#respond} (or its async
+ * form), so any failure, bad input included, becomes the response's error and never escapes.
+ * DDL, heartbeats and locations need the ready leader; registration and the master list answer
+ * on any master.
  */
 final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final MasterServer server;
@@ -66,9 +74,13 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
   private final ClusterKeyRotator keyRotator;
   private final CertificateIssuer certificates;
 
+  /** Where calls that began on a transport thread do their blocking work. */
+  private final Executor serviceThreads;
+
   MasterService(MasterServer server, CatalogManager catalog, TSManager tsManager,
       HeartbeatHandler heartbeats, TokenIssuer tokens, ClusterKeyRotator keyRotator,
-      CertificateIssuer certificates) {
+      CertificateIssuer certificates, Executor serviceThreads) {
+    this.serviceThreads = serviceThreads;
     this.keyRotator = keyRotator;
     this.certificates = certificates;
     this.tokens = tokens;
@@ -152,11 +164,41 @@ final class MasterService extends MasterServiceGrpc.MasterServiceImplBase {
         e -> GetTableSchemaResponsePB.newBuilder().setError(e).build());
   }
 
-  @Override
-  public void getTableLocations(GetTableLocationsRequestPB req,
-      StreamObserver<GetTableLocationsResponsePB> out) {
-    Rpcs.respond(out, () -> server.getTableLocations(req),
-        e -> GetTableLocationsResponsePB.newBuilder().setError(e).build());
+  /**
+   * This service as the master serves it: the generated binding but for GetTableLocations,
+   * whose answers go out as the bytes the locations cache holds ({@link #tableLocations}).
+   */
+  BindableService withSerializedLocations() {
+    return () -> SerializedResponses.serve(bindService(),
+        MasterServiceGrpc.getGetTableLocationsMethod(),
+        ServerCalls.asyncUnaryCall(this::tableLocations));
+  }
+
+  /**
+   * GetTableLocations, on the transport thread that received it (docs/performance.md,
+   * "Locations over RPC"): a cache hit, or a refusal that needs nothing blocking, is answered
+   * here; anything else (a miss reads the catalog) goes to the service threads. Either way the
+   * answer is the serialized response, sent as it is.
+   */
+  private void tableLocations(GetTableLocationsRequestPB req, StreamObserver<ByteString> out) {
+    ByteString answer;
+    try {
+      answer = server.cachedTableLocations(req);
+    } catch (RuntimeException e) {
+      answer = tableLocationsError(Rpcs.toError(e));
+    }
+    if (answer != null) {
+      out.onNext(answer);
+      out.onCompleted();
+      return;
+    }
+    Rpcs.respondAsync(out,
+        () -> CompletableFuture.supplyAsync(() -> server.tableLocations(req), serviceThreads),
+        MasterService::tableLocationsError);
+  }
+
+  private static ByteString tableLocationsError(ErrorPB e) {
+    return GetTableLocationsResponsePB.newBuilder().setError(e).build().toByteString();
   }
 
   @Override

@@ -2,16 +2,20 @@ package io.nyala.master;
 
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
 import io.nyala.common.HostPort;
+import io.nyala.common.NyalaException;
 import io.nyala.common.proto.RaftPeerPB;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
+import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
 import io.nyala.common.proto.metadata.SysCatalogBatchPB;
 import io.nyala.common.proto.metadata.SysCatalogOpPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.metadata.SysTabletStatePB;
+import io.nyala.master.locations.TableLocationsLookup;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +49,11 @@ abstract class LocationsTestBase {
   }
 
   void createRunning(String table, int tablets) {
-    String id = m.stub().createTable(Tables.create(table, tablets, 3)).getTableId();
+    awaitRunning(m.stub().createTable(Tables.create(table, tablets, 3)).getTableId());
+  }
+
+  /** Reports a leader for each of the table's tablets and waits until all are RUNNING. */
+  void awaitRunning(String id) {
     for (SysTabletEntryPB t : tabletsOf(id)) {
       setLeader(t.getTabletId(), t.getReplicas(0).getUuid(), 1);
     }
@@ -69,6 +77,28 @@ abstract class LocationsTestBase {
   GetTableLocationsResponsePB locate(String table) {
     return m.master.getTableLocations(GetTableLocationsRequestPB.newBuilder()
         .setTable(Tables.byName(table)).build());
+  }
+
+  /** A request as the Java client sends it: from a row's partition key, 20 tablets, interned. */
+  GetTableLocationsRequestPB fromKey(String table, ByteString key) {
+    return GetTableLocationsRequestPB.newBuilder()
+        .setTable(TableIdentifierPB.newBuilder().setTableId(tableId(table)).setTableName(table))
+        .setPartitionKeyStart(key).setMaxReturnedLocations(20)
+        .setInternTsInfosInResponse(true).build();
+  }
+
+  /**
+   * The answer computed afresh from the catalog for exactly this request, bypassing the cache,
+   * as the generated service built it (a refusal in its error field).
+   */
+  GetTableLocationsResponsePB computed(GetTableLocationsRequestPB req) {
+    TableLocationsLookup lookup = new TableLocationsLookup(m.master.catalog().catalog(),
+        m.master.catalog().reports(), m.master.tsManager(), m.options().maxTableLocations);
+    try {
+      return lookup.lookup(req);
+    } catch (NyalaException e) {
+      return GetTableLocationsResponsePB.newBuilder().setError(e.toPb()).build();
+    }
   }
 
   static String leaderOf(TabletLocationsPB loc) {

@@ -12,6 +12,8 @@ import io.nyala.common.proto.master.AlterTableRequestPB;
 import io.nyala.common.proto.master.AlterTableRequestPB.Step;
 import io.nyala.common.proto.master.AlterTableResponsePB;
 import io.nyala.common.proto.master.CreateTableRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsRequestPB;
+import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.GetTableSchemaRequestPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
@@ -108,6 +110,41 @@ class RangeAlterTest extends LocationsTestBase {
         .flatMap(ts -> ts.deletes.stream()).filter(DeleteTabletRequestPB::getTabletDropped)
         .map(DeleteTabletRequestPB::getTabletId).collect(Collectors.toSet())
         .containsAll(first));
+  }
+
+  /**
+   * The locations cache keeps one answer per first tablet (docs/performance.md, "Locations over
+   * RPC"): lookups from keys in a gap between ranges get the tablets after the gap, and once a
+   * range fills the gap, its tablet.
+   */
+  @Test
+  void lookupsFromKeysInAGapFollowTheRanges() {
+    String id = create("t");
+    assertThat(alter("t", add(range(20, 30))).hasError()).isFalse();
+    awaitRunning(id);
+    // The first tablet in key order: bucket 0, [0, 10); its end key starts the gap.
+    ByteString gapStart = tabletsOf(id).get(0).getPartition().getPartitionKeyEnd();
+    List<ByteString> keys = List.of(gapStart.concat(ByteString.copyFromUtf8("x")), gapStart,
+        gapStart.concat(ByteString.copyFromUtf8("y")));
+    long inserts = metric("inserts");
+    for (ByteString key : keys) {
+      assertThat(firstRangeFrom(key)).isEqualTo(range(20, 30));
+    }
+    assertThat(metric("inserts")).isEqualTo(inserts + 1);
+
+    assertThat(alter("t", add(range(10, 20))).hasError()).isFalse();
+    awaitRunning(id);
+    for (ByteString key : keys) {
+      assertThat(firstRangeFrom(key)).isEqualTo(range(10, 20));
+    }
+  }
+
+  /** The range of the first tablet a lookup from {@code key} gets, checked against the catalog. */
+  private RangeBoundsPB firstRangeFrom(ByteString key) {
+    GetTableLocationsRequestPB req = fromKey("t", key);
+    GetTableLocationsResponsePB r = m.stub().getTableLocations(req);
+    assertThat(r).isEqualTo(computed(req));
+    return r.getTabletLocations(0).getPartition().getRange();
   }
 
   @Test

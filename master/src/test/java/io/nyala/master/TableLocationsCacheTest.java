@@ -8,6 +8,7 @@ import io.nyala.common.proto.master.GetTableLocationsRequestPB;
 import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.master.locations.TableLocationsCache;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,29 @@ class TableLocationsCacheTest extends LocationsTestBase {
     assertThat(metric("lookups")).isEqualTo(metric("hits") + metric("misses"));
     assertThat(m.master.metrics().renderPrometheus())
         .contains("table_locations_cache_memory_usage_bytes");
+  }
+
+  /**
+   * Lookups from rows' partition keys, as the Java client sends them, share the entry of the
+   * tablet the keys fall in, and each gets what a lookup from its own key computes.
+   */
+  @Test
+  void lookupsFromKeysOfOneTabletShareOneEntry() throws Exception {
+    startWithTable("t", 6);
+    ByteString start = tabletsOf(tableId("t")).get(2).getPartition().getPartitionKeyStart();
+    List<ByteString> keys = List.of(start.concat(ByteString.copyFromUtf8("row-1")), start,
+        start.concat(ByteString.copyFromUtf8("row-2")),
+        start.concat(ByteString.copyFrom(new byte[] {(byte) 0xff, (byte) 0xff})));
+    long hits = metric("hits");
+    long inserts = metric("inserts");
+    for (ByteString key : keys) {
+      GetTableLocationsRequestPB req = fromKey("t", key);
+      GetTableLocationsResponsePB r = m.stub().getTableLocations(req);
+      assertThat(r).isEqualTo(computed(req));
+      assertThat(r.getTabletLocations(0).getPartition().getPartitionKeyStart()).isEqualTo(start);
+    }
+    assertThat(metric("inserts")).isEqualTo(inserts + 1);
+    assertThat(metric("hits")).isEqualTo(hits + keys.size() - 1);
   }
 
   @Test
@@ -103,12 +127,12 @@ class TableLocationsCacheTest extends LocationsTestBase {
     for (int i = 1; i < 10; i++) {
       createRunning("t" + i, 6);
     }
-    // Distinct start keys make distinct entries: 10 tables x 400 keys, about 10 MiB in all.
+    // Distinct limits make distinct entries: 10 tables x 400 limits, about 10 MiB in all.
     for (int i = 0; i < 10; i++) {
       for (int k = 0; k < 400; k++) {
         GetTableLocationsResponsePB r = m.master.getTableLocations(
             GetTableLocationsRequestPB.newBuilder().setTable(Tables.byName("t" + i))
-                .setPartitionKeyStart(ByteString.copyFromUtf8("k" + k)).build());
+                .setMaxReturnedLocations(6 + k).build());
         assertThat(r.getTabletLocationsCount()).isPositive();
       }
     }

@@ -36,6 +36,12 @@ public final class LocationsVersions {
     return v == null ? null : new Version(id, v);
   }
 
+  /** Whether {@code v} is still its table's current version. */
+  public boolean isCurrent(Version v) {
+    Long now = byTableId.get(v.tableId());
+    return now != null && now == v.version();
+  }
+
   /** A table was created, renamed or altered. */
   void tablePut(String tableId, String name, String oldName) {
     if (oldName != null && !oldName.equals(name)) {

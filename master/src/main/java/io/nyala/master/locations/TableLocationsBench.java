@@ -24,10 +24,11 @@ import org.HdrHistogram.Histogram;
 
 /**
  * {@code nyala bench table-locations}: threads calling GetTableLocations on one master, either
- * directly ({@link Mode#CALL}, the cache and lookup alone) or over gRPC with one channel per
- * thread ({@link Mode#RPC}, with per-call latency in an HdrHistogram). Each measured run follows
- * a warm-up run of the same shape, so the JIT and the cache are warm. {@link #measure} takes
- * any {@link Caller}s, e.g. over TLS to a master process.
+ * directly ({@link Mode#CALL}: the cache and lookup, plus parsing the serialized answer the
+ * cache holds, which over RPC the client does) or over gRPC with one channel per thread
+ * ({@link Mode#RPC}, with per-call latency in an HdrHistogram). Each measured run follows a
+ * warm-up run of the same shape, so the JIT and the cache are warm. {@link #measure} takes any
+ * {@link Caller}s, e.g. over TLS to a master process.
  */
 public final class TableLocationsBench {
   private TableLocationsBench() {}

@@ -12,6 +12,7 @@ import io.nyala.common.proto.master.TableIdentifierPB;
 import io.nyala.common.proto.master.TabletLocationsPB;
 import io.nyala.common.proto.metadata.SysTabletEntryPB;
 import io.nyala.master.catalog.CatalogManager;
+import io.nyala.master.catalog.CatalogState;
 import io.nyala.master.catalog.ReplicaReports;
 import io.nyala.master.catalog.SysCatalog;
 import io.nyala.master.tsmanager.TSDescriptor;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * Answers GetTableLocations from the catalog, the reported leaders and the registry: the tablets
@@ -85,9 +87,28 @@ public final class TableLocationsLookup {
    */
   GetTableLocationsResponsePB lookup(TableIdentifierPB table, GetTableLocationsRequestPB req,
       int max) {
+    return lookup(table, req, max, () -> false, false).answer();
+  }
+
+  /**
+   * An answer, whether the catalog state it was read from is that of the version a cache keys
+   * it under, and then, if asked, the table's tablet bounds in that state.
+   *
+   * @param atVersion bounds null unless this held during the read
+   */
+  record Read(GetTableLocationsResponsePB answer, boolean atVersion, TabletBounds bounds) {}
+
+  /**
+   * As {@link #lookup(TableIdentifierPB, GetTableLocationsRequestPB, int)}; {@code atVersion}
+   * is asked under the catalog lock, during the same read, whether the state read is still that
+   * of the version the caller read before (every change that bumps a version holds the lock).
+   */
+  Read lookup(TableIdentifierPB table, GetTableLocationsRequestPB req, int max,
+      BooleanSupplier atVersion, boolean withBounds) {
     ByteString start = req.getPartitionKeyStart();
     ByteString end = req.getPartitionKeyEnd();
-    List<SysTabletEntryPB> tablets = catalog.read(s -> {
+    record Found(List<SysTabletEntryPB> tablets, boolean atVersion, TabletBounds bounds) {}
+    Found found = catalog.read(s -> {
       String tableId = CatalogManager.findTable(s, table).getTableId();
       NavigableMap<ByteString, String> byStart = s.tabletIdsOf(tableId);
       ByteString from = byStart.floorKey(start);
@@ -105,9 +126,20 @@ public final class TableLocationsLookup {
         }
         out.add(t);
       }
-      return out;
+      boolean at = atVersion.getAsBoolean();
+      return new Found(out, at, at && withBounds ? bounds(s, byStart) : null);
     });
-    return build(tablets, req.getInternTsInfosInResponse());
+    return new Read(build(found.tablets(), req.getInternTsInfosInResponse()), found.atVersion(),
+        found.bounds());
+  }
+
+  private static TabletBounds bounds(CatalogState s, NavigableMap<ByteString, String> byStart) {
+    List<TabletBounds.Range> ranges = new ArrayList<>(byStart.size());
+    for (Map.Entry<ByteString, String> e : byStart.entrySet()) {
+      ranges.add(new TabletBounds.Range(e.getKey(),
+          s.tablet(e.getValue()).getPartition().getPartitionKeyEnd()));
+    }
+    return new TabletBounds(ranges);
   }
 
   private GetTableLocationsResponsePB build(List<SysTabletEntryPB> tablets, boolean intern) {

@@ -1,6 +1,7 @@
 package io.nyala.common.log;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +23,22 @@ public final class LogContext {
   /** Tags the current thread with a server's name. */
   public static void set(String serverName) {
     ThreadContext.put(KEY, serverName);
+  }
+
+  /**
+   * Tags the current thread with {@code serverName}, or with nothing if it is null; returns the
+   * tag it had, to be put back by a second call.
+   */
+  public static String swap(String serverName) {
+    String before = ThreadContext.get(KEY);
+    if (!Objects.equals(before, serverName)) {
+      if (serverName == null) {
+        ThreadContext.remove(KEY);
+      } else {
+        ThreadContext.put(KEY, serverName);
+      }
+    }
+    return before;
   }
 
   public static void clear() {

@@ -14,7 +14,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
 import java.io.IOException;
@@ -123,21 +122,8 @@ public final class AliasingMarshaller<T extends Message>
       ServerServiceDefinition def, MethodDescriptor<Q, R> method, Q defaultInstance) {
     MethodDescriptor<Q, R> aliased = method.toBuilder(new AliasingMarshaller<>(defaultInstance),
         method.getResponseMarshaller()).build();
-    ServiceDescriptor old = def.getServiceDescriptor();
-    ServiceDescriptor.Builder sd = ServiceDescriptor.newBuilder(old.getName())
-        .setSchemaDescriptor(old.getSchemaDescriptor());
-    for (MethodDescriptor<?, ?> m : old.getMethods()) {
-      sd.addMethod(m.getFullMethodName().equals(method.getFullMethodName()) ? aliased : m);
-    }
-    ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(sd.build());
-    for (ServerMethodDefinition<?, ?> m : def.getMethods()) {
-      if (m.getMethodDescriptor().getFullMethodName().equals(method.getFullMethodName())) {
-        b.addMethod(aliased, refusingUnparsable(handlerOf(m, method)));
-      } else {
-        b.addMethod(m);
-      }
-    }
-    return b.build();
+    return MethodOverride.replace(def, aliased,
+        refusingUnparsable(handlerOf(MethodOverride.find(def, method), method)));
   }
 
   /** {@code handler}, but a request that did not parse is answered INVALID_ARGUMENT. */

@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A server's gRPC listener for Nyala's own services (Ratis runs its own). Calls run on a pool of
- * threads named after the server and are counted per method in the metrics.
+ * threads named after the server (but those of methods given {@link #ownThreads threads of
+ * their own} or run {@link #onTransportThreads on the transport threads}) and are counted per
+ * method in the metrics.
  *
  * <p>What a burst of requests may cost is bounded (docs/data-safety.md, "Input"): at most
  * {@code threads + queueLength} calls are in flight, counted from the moment the transport
@@ -60,10 +62,18 @@ public final class RpcServer implements AutoCloseable {
   private final NettyServerBuilder builder;
   private final ExecutorService executor;
   /** Full method name to the executor its calls run on, for methods not on {@link #executor}. */
-  private final Map<String, ExecutorService> ownThreads = new ConcurrentHashMap<>();
+  private final Map<String, Executor> methodExecutors = new ConcurrentHashMap<>();
+  /** The pools of {@link #ownThreads(String, int, List)}, shut down with the server. */
+  private final List<ExecutorService> ownPools = new ArrayList<>();
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final MetricRegistry.Counter rejected;
+  /**
+   * {@code rpc_requests_total} by method, counted on every call: a registry lookup checks the
+   * name against every series, which showed in the profile of the cheapest calls
+   * (docs/performance.md, "Locations over RPC").
+   */
+  private final Map<String, MetricRegistry.Counter> requestCounters = new ConcurrentHashMap<>();
   /** Run on every call after it is counted and admitted, in order; see {@link #checkCallers}. */
   private final List<ServerInterceptor> callerChecks = new ArrayList<>();
   private Server server;
@@ -100,7 +110,7 @@ public final class RpcServer implements AutoCloseable {
           @Override
           public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call,
               Metadata headers) {
-            return ownThreads.getOrDefault(call.getMethodDescriptor().getFullMethodName(),
+            return methodExecutors.getOrDefault(call.getMethodDescriptor().getFullMethodName(),
                 executor);
           }
         })
@@ -118,10 +128,36 @@ public final class RpcServer implements AutoCloseable {
   public RpcServer ownThreads(String name, int threads, List<MethodDescriptor<?, ?>> methods) {
     ExecutorService own = Executors.newFixedThreadPool(threads,
         LogContext.threadFactory(serverName, name));
+    ownPools.add(own);
     for (MethodDescriptor<?, ?> m : methods) {
-      ownThreads.put(m.getFullMethodName(), own);
+      methodExecutors.put(m.getFullMethodName(), own);
     }
     return this;
+  }
+
+  /**
+   * Runs {@code methods} on the transport thread that received their calls (a Netty event loop)
+   * instead of handing each call to a service thread: for cheap calls that would spend more on
+   * the hand-off than on the answer (docs/performance.md, "Locations over RPC"). Everything
+   * that runs there must not block, the caller checks ({@link #checkCallers}) included: their
+   * handlers answer what they can at once and pass the rest to {@link #serviceThreads()}. Call
+   * before {@link #start}.
+   */
+  public RpcServer onTransportThreads(List<MethodDescriptor<?, ?>> methods) {
+    for (MethodDescriptor<?, ?> m : methods) {
+      methodExecutors.put(m.getFullMethodName(), Runnable::run);
+    }
+    return this;
+  }
+
+  /**
+   * The service threads, for the blocking part of a call that runs on a transport thread
+   * ({@link #onTransportThreads}): tasks run in the gRPC context of the call that passed them
+   * (so they see its caller). Tasks passed after {@link #close} are refused with
+   * {@link java.util.concurrent.RejectedExecutionException}.
+   */
+  public Executor serviceThreads() {
+    return task -> executor.execute(Context.current().wrap(task));
   }
 
   /**
@@ -174,8 +210,10 @@ public final class RpcServer implements AutoCloseable {
   }
 
   private MetricRegistry.Counter requests(String method) {
-    return metrics.counter("rpc_requests_total", "RPC calls received, by method",
-        Map.of("method", String.valueOf(method)));
+    String name = String.valueOf(method);
+    MetricRegistry.Counter c = requestCounters.get(name);
+    return c != null ? c : requestCounters.computeIfAbsent(name, m -> metrics.counter(
+        "rpc_requests_total", "RPC calls received, by method", Map.of("method", m)));
   }
 
   public void start() {
@@ -208,7 +246,7 @@ public final class RpcServer implements AutoCloseable {
       }
     }
     executor.shutdownNow();
-    ownThreads.values().forEach(ExecutorService::shutdownNow);
+    ownPools.forEach(ExecutorService::shutdownNow);
   }
 
   /**
@@ -255,8 +293,14 @@ public final class RpcServer implements AutoCloseable {
           next.startCall(call, headers)) {
         @Override
         public void onHalfClose() {
-          LogContext.set(serverName);
-          super.onHalfClose();
+          // A transport thread serves every server of the JVM: it carries the name only while
+          // it runs this call (service threads carry it always, so nothing changes for them).
+          String before = LogContext.swap(serverName);
+          try {
+            super.onHalfClose();
+          } finally {
+            LogContext.swap(before);
+          }
         }
       };
     }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.BindableService;
 import io.grpc.CallOptions;
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
@@ -49,6 +50,13 @@ class RpcServerLimitsTest {
   /** Answers at once, naming the thread that served it. */
   private static final MethodDescriptor<byte[], byte[]> ECHO = HOLD.toBuilder()
       .setFullMethodName("test.Hold/Echo").build();
+  /**
+   * On the transport threads: an empty request is answered there with the thread's name, any
+   * other is handed to the service threads, which answer theirs and whether they ran in the
+   * call's gRPC context.
+   */
+  private static final MethodDescriptor<byte[], byte[]> INLINE = HOLD.toBuilder()
+      .setFullMethodName("test.Hold/Inline").build();
   /** Methods given threads of their own before the server starts. */
   private List<MethodDescriptor<?, ?>> ownMethods = List.of();
 
@@ -72,6 +80,20 @@ class RpcServerLimitsTest {
         .addMethod(ECHO, ServerCalls.asyncUnaryCall((req, out) -> {
           out.onNext(Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8));
           out.onCompleted();
+        }))
+        .addMethod(INLINE, ServerCalls.asyncUnaryCall((req, out) -> {
+          if (req.length == 0) {
+            out.onNext(Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8));
+            out.onCompleted();
+            return;
+          }
+          Context call = Context.current();
+          server.serviceThreads().execute(() -> {
+            String where = Thread.currentThread().getName()
+                + (Context.current() == call ? " in the call's context" : " elsewhere");
+            out.onNext(where.getBytes(StandardCharsets.UTF_8));
+            out.onCompleted();
+          });
         })).build();
     server = new RpcServer("ts-test", new HostPort("127.0.0.1", 0), threads, queueLength,
         maxMessageBytes, new MetricRegistry("ts-test"));
@@ -79,6 +101,7 @@ class RpcServerLimitsTest {
     if (!ownMethods.isEmpty()) {
       server.ownThreads("own", 1, ownMethods);
     }
+    server.onTransportThreads(List.of(INLINE));
     server.start();
     HostPort a = server.boundAddress();
     channel = NettyChannelBuilder.forAddress(a.host(), a.port()).usePlaintext().build();
@@ -168,20 +191,50 @@ class RpcServerLimitsTest {
     }
   }
 
-  @Test
-  void methodsOnThreadsOfTheirOwnAreServedWhileEveryServiceThreadIsHeld() throws Exception {
-    ownMethods = List.of(ECHO);
-    start(2, 20, 1 << 20);
+  /** Calls that hold both service threads (of a server started with 2) until released. */
+  private List<Future<byte[]>> holdBothServiceThreads() {
     List<Future<byte[]>> blocked = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       blocked.add(ClientCalls.futureUnaryCall(channel.newCall(BLOCK,
           CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), new byte[] {(byte) i}));
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> server.callsInFlight() == 2);
+    return blocked;
+  }
+
+  @Test
+  void methodsOnThreadsOfTheirOwnAreServedWhileEveryServiceThreadIsHeld() throws Exception {
+    ownMethods = List.of(ECHO);
+    start(2, 20, 1 << 20);
+    List<Future<byte[]>> blocked = holdBothServiceThreads();
     byte[] servedBy = ClientCalls.blockingUnaryCall(channel, ECHO,
         CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[0]);
     assertThat(new String(servedBy, StandardCharsets.UTF_8)).startsWith("ts-test-own-");
     release.countDown();
+    for (Future<byte[]> f : blocked) {
+      assertThat(f.get(10, TimeUnit.SECONDS)).hasSize(1);
+    }
+  }
+
+  /**
+   * A method on the transport threads (docs/performance.md, "Locations over RPC") answers what
+   * it can there while every service thread is held; what it hands to the service threads
+   * waits for one and runs in the call's context.
+   */
+  @Test
+  void methodsOnTransportThreadsAnswerWhileEveryServiceThreadIsHeld() throws Exception {
+    start(2, 20, 1 << 20);
+    List<Future<byte[]>> blocked = holdBothServiceThreads();
+    byte[] servedBy = ClientCalls.blockingUnaryCall(channel, INLINE,
+        CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[0]);
+    assertThat(new String(servedBy, StandardCharsets.UTF_8)).doesNotStartWith("ts-test-");
+    Future<byte[]> handedOff = ClientCalls.futureUnaryCall(channel.newCall(INLINE,
+        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), new byte[] {1});
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.callsInFlight() == 3);
+    assertThat(handedOff).isNotDone();
+    release.countDown();
+    assertThat(new String(handedOff.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .startsWith("ts-test-rpc-").endsWith(" in the call's context");
     for (Future<byte[]> f : blocked) {
       assertThat(f.get(10, TimeUnit.SECONDS)).hasSize(1);
     }
