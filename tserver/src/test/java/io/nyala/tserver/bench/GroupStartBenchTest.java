@@ -1,7 +1,6 @@
 package io.nyala.tserver.bench;
 
 import static io.nyala.tserver.TserverFixture.inserts;
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.management.OperatingSystemMXBean;
@@ -40,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class GroupStartBenchTest {
-  private static final int GROUPS = Integer.getInteger("nyala.bench.groups", 24);
+  private static final int GROUPS = Integer.getInteger("nyala.bench.groups", 12);
 
   @TempDir Path dir;
   private final TserverFixture fx = new TserverFixture();
