@@ -29,7 +29,7 @@ final class ReplicaReports {
   /**
    * A HIBERNATED replica's report and what it was built from. Every heartbeat reports every
    * replica, and on a dense tablet server nearly all are cold and unchanged: the heartbeat
-   * thread spent most of its time building their reports anew and comparing them with the last
+   * thread spent much of its time building their reports anew and comparing them with the last
    * ones sent (docs/dense-nodes.md, "Where a group start's time goes").
    */
   record ColdReport(TabletMetadataPB metadata, Schema schema, ReportedTabletPB report) {}
