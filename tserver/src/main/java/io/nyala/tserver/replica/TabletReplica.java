@@ -70,6 +70,8 @@ public final class TabletReplica {
   private int inFlight;
   /** When a request last entered (System.nanoTime), or when the replica was opened. */
   private volatile long lastActivityNanos = System.nanoTime();
+  /** The report last built while HIBERNATED, reused while nothing it was built from changed. */
+  volatile ReplicaReports.ColdReport coldReport;
 
   TabletReplica(TabletMetadataPB metadata, TabletStateMachine.Listener listener, Env env,
       KeyMaterial tabletKey, BlockManager blocks, Path superblockFile) {
