@@ -97,10 +97,8 @@ class DenseNodeIT {
   @Test
   void coldReplicasStayReportedCostNoThreadsAndWakeOnDemand() {
     int perTserver = TABLES * BUCKETS;
-    // Plaintext for now: under TLS, in a clean-clone CI run, the leaders' heartbeats to a loaded
-    // tablet server went unanswered for 10 s and more while tables were created, and a new
-    // tablet's write met NOT_LEADER for its whole 30 s (docs/dense-nodes.md, "The suites").
-    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL).tls(false)
+    // TLS and authentication on, the minicluster's default, as every other suite runs.
+    try (MiniCluster cluster = MiniCluster.builder().processMode(ProcessMode.EXTERNAL)
             .numMasters(1).numTabletServers(3).readyTimeoutMs(120_000)
             .tserverFlag("--tablet_hibernate_after_ms=" + IDLE_MS)
             .tserverFlag(Hibernation.retryWindowFlag(RETRY_WINDOW_MS))
