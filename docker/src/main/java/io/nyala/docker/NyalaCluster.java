@@ -44,7 +44,7 @@ public final class NyalaCluster implements Startable, AutoCloseable {
    * a quick start, since a test runs several servers on one machine.
    */
   public static final String DEFAULT_JAVA_OPTIONS =
-      "-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+      "-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:MetaspaceSize=128m";
 
   private final DockerImageName image;
   private int numMasters = 1;
