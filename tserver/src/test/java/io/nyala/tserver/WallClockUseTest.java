@@ -46,7 +46,7 @@ class WallClockUseTest {
       "certificate validity: X.509 notBefore/notAfter are wall-clock times",
       "master/src/main/java/io/nyala/master/MasterServer.java",
       "the internal CA's clock: X.509 validity of the certificates it issues is wall-clock time",
-      "tserver/src/main/java/io/nyala/tserver/cert/CertificateRequester.java",
+      "common/server/src/main/java/io/nyala/common/security/cert/CertificateRequester.java",
       "whether its certificate is within its X.509 validity (wall-clock times)");
 
   @Test

@@ -5,4 +5,4 @@
  * master; and the issued chain kept beside the key until it needs renewal. It runs before the
  * server's listeners start and must not touch tablets or Raft.
  */
-package io.nyala.tserver.cert;
+package io.nyala.common.security.cert;

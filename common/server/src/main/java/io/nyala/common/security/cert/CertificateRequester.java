@@ -1,4 +1,4 @@
-package io.nyala.tserver.cert;
+package io.nyala.common.security.cert;
 
 import com.google.protobuf.ByteString;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;

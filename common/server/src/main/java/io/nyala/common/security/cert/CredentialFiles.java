@@ -1,4 +1,4 @@
-package io.nyala.tserver.cert;
+package io.nyala.common.security.cert;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
