@@ -111,10 +111,8 @@ public class TabletServer extends ServerBase {
         "Row operations applied by this server's tablet replicas (leaders and followers)");
     clusterGuard = ClusterIdGuard.open(fs.env(), fs.walDir());
     if (wireTls.awaitsCertificate()) { // docs/architecture.md, "TLS and the internal CA"
-      useIssuedCredentials(new CertificateRequester(name, masterAddresses(), keyProvider,
-          wireTls.trustedCa()).obtain(fs.env(), fs.walDir(), uuid(), CertificateRequester.hosts(
-          rpcAddress(), raftAddress(), clientRpcAddress()), wireTls.anonymousChannelContext(),
-          topts.tlsCertificateRequestTimeoutMs, this::isClosed));
+      useRequestedCertificate(masterAddresses(), CertificateRequester.hosts(rpcAddress(),
+          raftAddress(), clientRpcAddress()));
     }
     blockManager = openBlockManager();
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),

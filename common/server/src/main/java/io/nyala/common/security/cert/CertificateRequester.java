@@ -1,11 +1,9 @@
 package io.nyala.common.security.cert;
 
 import com.google.protobuf.ByteString;
-import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
-import io.nyala.common.env.Env;
 import io.nyala.common.proto.master.IssueCertificateRequestPB;
 import io.nyala.common.proto.master.IssueCertificateResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
@@ -14,17 +12,14 @@ import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.MembershipProof;
 import io.nyala.common.security.pki.Csr;
 import io.nyala.common.security.pki.ServerCredentials;
+import io.nyala.common.security.pki.TlsContexts;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyPair;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,39 +29,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gets a tablet server its certificate from the leader master's CA (docs/architecture.md, "TLS
- * and the internal CA"), before the server starts its listeners. A stored certificate is used
- * again while it is for the stored key, from the trusted CA, names the same addresses and does
- * not need renewal (two thirds of its validity); else the server sends a new request, {@code
- * CN=<uuid>} with one subjectAltName per host, with its membership proof, over TLS that trusts
- * the CA and presents nothing (the server has no certificate yet). Masters that do not lead, are
- * unreachable or have no CA yet are retried until the deadline; a refusal (no or a wrong proof, a
- * CA the cluster does not trust) ends the start at once with the master's reason.
+ * Gets a server its certificate from the leader master's CA (docs/architecture.md, "TLS and the
+ * internal CA"), before the server starts its listeners: a tablet server given only {@code
+ * --trusted_ca_file}, and a master given it without {@code --tls_ca_key_file}. The stored
+ * certificate is used again while {@link StoredCredentials} finds it good; else the server sends
+ * a new request for its stored key, {@code CN=<uuid>} with one subjectAltName per host, with its
+ * membership proof, over TLS that trusts the CA and presents nothing (the server has no
+ * certificate yet). Masters that do not lead, are unreachable or have no CA yet are retried until
+ * the deadline; a refusal (no or a wrong proof, a CA the cluster does not trust) ends the start at
+ * once with the master's reason. A certificate that is only due for renewal is asked for a short
+ * while ({@value #RENEWAL_WAIT_MS} ms at most) and kept when no leader answers: it still works
+ * until its end, and a later start renews it.
  */
 public final class CertificateRequester {
   private static final Logger LOG = LoggerFactory.getLogger(CertificateRequester.class);
+  /** How long a start waits for the renewal of a certificate that is still valid. */
+  static final long RENEWAL_WAIT_MS = 10_000;
   private static final long RPC_DEADLINE_MS = 10_000;
   private static final long MAX_BACKOFF_MS = 2_000;
 
-  private final String name;
+  private final String server;
   private final List<HostPort> masters;
   private final KeyProvider keys;
   private final X509Certificate trustedCa;
   private final Clock clock;
 
   /**
-   * @param name the server, for messages
-   * @param masters {@code --master_addresses}
+   * @param server the asking server as messages name it ({@code tablet server ts-1})
+   * @param masters the masters to ask ({@code --master_addresses}; a master leaves itself out)
    * @param keys the cluster key the membership proof is keyed from; null when the server does
    *     not encrypt at rest (it then cannot prove membership, and the start is refused)
+   * @param trustedCa {@code --trusted_ca_file}: the CA every certificate must come from
+   * @param clock the wall clock, for the X.509 validity of the stored certificate
    */
-  public CertificateRequester(String name, List<HostPort> masters, KeyProvider keys,
-      X509Certificate trustedCa) {
-    this.name = name;
+  public CertificateRequester(String server, List<HostPort> masters, KeyProvider keys,
+      X509Certificate trustedCa, Clock clock) {
+    this.server = server;
     this.masters = List.copyOf(masters);
     this.keys = keys;
     this.trustedCa = trustedCa;
-    this.clock = Clock.systemUTC();
+    this.clock = clock;
   }
 
   /** The hosts of {@code addresses} (nulls skipped), in order, each once: the request's names. */
@@ -81,84 +83,75 @@ public final class CertificateRequester {
   }
 
   /**
-   * The server's credentials: the stored ones while still good, else newly issued and stored.
+   * The server's credentials: the stored ones while still good, else newly issued and stored
+   * in {@code files}.
    *
-   * @param env the server's door to its files; {@code walDir} holds them ({@link
-   *     CredentialFiles})
-   * @param anonymous the TLS of the first contact: trusts the CA, presents nothing
    * @param stop whether the server is closing (stops the retries)
-   * @throws NyalaException naming the server: the master's refusal, or TIMED_OUT naming the
-   *     masters and the last answer
+   * @throws NyalaException naming the server: INVALID_ARGUMENT without a cluster key or masters,
+   *     the master's refusal, or TIMED_OUT naming the masters and the last answer
    */
-  public ServerCredentials obtain(Env env, Path walDir, String uuid, Collection<String> hosts,
-      SslContext anonymous, long timeoutMs, BooleanSupplier stop) {
-    CredentialFiles files = new CredentialFiles(env, walDir);
+  public ServerCredentials obtain(CredentialFiles files, String uuid, Collection<String> hosts,
+      long timeoutMs, BooleanSupplier stop) {
+    checkCanAsk();
+    StoredCredentials stored = StoredCredentials.load(files, hosts, trustedCa, clock.instant());
+    if (stored.verdict() == StoredCredentials.Verdict.GOOD) {
+      ServerCredentials own = stored.credentials();
+      LOG.info("{}: using its stored certificate from the cluster's CA, renewed after {}",
+          server, own.renewAt());
+      return own;
+    }
+    LOG.info("{}: {}; asking the leader master's CA", server, stored.reason());
+    boolean keepable = stored.verdict() == StoredCredentials.Verdict.DUE;
+    List<X509Certificate> chain;
+    try {
+      chain = request(stored.request(uuid, hosts),
+          keepable ? Math.min(timeoutMs, RENEWAL_WAIT_MS) : timeoutMs, stop);
+    } catch (NyalaException e) {
+      if (keepable && e.code() == StatusCode.TIMED_OUT) {
+        ServerCredentials own = stored.credentials();
+        LOG.warn("{}: its certificate is due for renewal but no leader master issued one ({}); "
+            + "presenting it until a later start renews it, valid until {}", server,
+            e.detail(), own.expiresAt());
+        return own;
+      }
+      throw e;
+    }
+    ServerCredentials issued = stored.replaceWith(files, chain, trustedCa, "the master's CA");
+    LOG.info("{}: certificate issued by the master's CA, valid until {}", server,
+        issued.expiresAt());
+    return issued;
+  }
+
+  private void checkCanAsk() {
     if (keys == null) {
-      throw NyalaException.invalidArgument("tablet server %s: getting a certificate from the "
-          + "master's CA needs --encrypt_data_at_rest (the request proves membership with the "
-          + "cluster key); or give --tls_cert_file and --tls_key_file", name);
+      throw NyalaException.invalidArgument("%s: getting a certificate from the master's CA needs "
+          + "--encrypt_data_at_rest (the request proves membership with the cluster key); or "
+          + "give --tls_cert_file and --tls_key_file", server);
     }
     if (masters.isEmpty()) {
-      throw NyalaException.invalidArgument("tablet server %s: --trusted_ca_file without "
-          + "--tls_cert_file asks the masters' CA for a certificate, but --master_addresses is "
-          + "empty", name);
+      throw NyalaException.invalidArgument("%s: --trusted_ca_file without --tls_cert_file asks "
+          + "the leader master's CA for a certificate, but there is no other master to ask "
+          + "(--master_addresses)", server);
     }
-    KeyPair key = files.loadOrCreateKey();
-    List<X509Certificate> stored = files.loadChain();
-    if (stored != null && stillGood(stored, key, hosts)) {
-      LOG.info("{}: using its stored certificate from the master's CA, renewed after {}", name,
-          new ServerCredentials(key.getPrivate(), stored).renewAt());
-      return new ServerCredentials(key.getPrivate(), stored);
-    }
-    Csr csr = Csr.create(key, uuid, List.copyOf(hosts));
+  }
+
+  /**
+   * The chain (leaf first) the leader master's CA issues for {@code csr}, asking {@code masters}
+   * in turn until one answers or {@code timeoutMs} passed. Unchecked: the caller checks that it
+   * is from the trusted CA and for its key.
+   *
+   * @throws NyalaException the master's refusal (NOT_AUTHORIZED, INVALID_ARGUMENT,
+   *     ILLEGAL_STATE), or TIMED_OUT naming the masters and the last answer
+   */
+  public List<X509Certificate> request(Csr csr, long timeoutMs, BooleanSupplier stop) {
     int version = keys.currentVersion();
     IssueCertificateRequestPB req = IssueCertificateRequestPB.newBuilder()
         .setCsrDer(ByteString.copyFrom(csr.toDer()))
         .setMembershipProof(ByteString.copyFrom(MembershipProof.of(keys, version, csr.toDer())))
         .setProofKeyVersion(version).build();
-    List<X509Certificate> chain;
-    try (Channels channels = new Channels().useTls(anonymous)) {
-      chain = request(channels, req, timeoutMs, stop);
+    try (Channels channels = new Channels().useTls(TlsContexts.forClient(trustedCa))) {
+      return request(channels, req, timeoutMs, stop);
     }
-    ServerCredentials issued = new ServerCredentials(key.getPrivate(), chain);
-    files.storeChain(chain);
-    LOG.info("{}: certificate issued by the master's CA, valid until {}", name,
-        issued.expiresAt());
-    return issued;
-  }
-
-  /** Whether a stored chain can be presented again without asking the master. */
-  private boolean stillGood(List<X509Certificate> chain, KeyPair key,
-      Collection<String> hosts) {
-    X509Certificate leaf = chain.get(0);
-    try {
-      leaf.verify(trustedCa.getPublicKey());
-      leaf.checkValidity();
-    } catch (GeneralSecurityException e) {
-      LOG.info("{}: its stored certificate is not usable ({}); asking for a new one", name,
-          e.getMessage());
-      return false;
-    }
-    if (!leaf.getPublicKey().equals(key.getPublic())) {
-      return false;
-    }
-    if (new ServerCredentials(key.getPrivate(), chain).needsRenewal(clock.instant())) {
-      LOG.info("{}: its certificate is due for renewal; asking the master's CA", name);
-      return false;
-    }
-    return names(leaf).equals(new HashSet<>(hosts));
-  }
-
-  private static Set<String> names(X509Certificate leaf) {
-    Set<String> out = new HashSet<>();
-    try {
-      if (leaf.getSubjectAlternativeNames() != null) {
-        leaf.getSubjectAlternativeNames().forEach(n -> out.add(String.valueOf(n.get(1))));
-      }
-    } catch (CertificateException e) {
-      return Set.of();
-    }
-    return out;
   }
 
   private List<X509Certificate> request(Channels channels, IssueCertificateRequestPB req,
@@ -181,7 +174,7 @@ public final class CertificateRequester {
         }
         NyalaException e = NyalaException.fromPb(resp.getError());
         if (isRefusal(e.code())) {
-          throw new NyalaException(e.code(), "tablet server " + name + ": master " + m
+          throw new NyalaException(e.code(), server + ": master " + m
               + " refused its certificate request: " + e.detail());
         }
         last = e;
@@ -192,8 +185,8 @@ public final class CertificateRequester {
       sleep(backoff);
       backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
     }
-    throw NyalaException.timedOut("tablet server %s: no certificate from the master's CA "
-        + "within %d ms (masters %s); last answer: %s", name, timeoutMs, masters,
+    throw NyalaException.timedOut("%s: no certificate from the master's CA within %d ms "
+        + "(masters %s); last answer: %s", server, timeoutMs, masters,
         last.getMessage());
   }
 
@@ -212,12 +205,12 @@ public final class CertificateRequester {
             new ByteArrayInputStream(der.toByteArray())));
       }
     } catch (CertificateException | ClassCastException e) {
-      throw NyalaException.corruption("tablet server %s: master %s answered a certificate that "
-          + "does not parse: %s", name, from, e.getMessage());
+      throw NyalaException.corruption("%s: master %s answered a certificate that does not "
+          + "parse: %s", server, from, e.getMessage());
     }
     if (out.isEmpty()) {
-      throw NyalaException.corruption("tablet server %s: master %s answered no certificate",
-          name, from);
+      throw NyalaException.corruption("%s: master %s answered no certificate", server,
+          from);
     }
     return out;
   }
