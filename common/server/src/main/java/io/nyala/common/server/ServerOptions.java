@@ -216,18 +216,28 @@ public class ServerOptions {
   }
 
   /**
-   * {@link #wireTls()} of a server of {@code role}: only a tablet server may be given the CA
-   * alone and get its certificate from the master's CA (docs/architecture.md, "TLS and the
-   * internal CA"); masters keep certificates the operator made.
+   * {@link #wireTls()} of a server of {@code role}. Given only {@code --trusted_ca_file}, a
+   * server gets its certificate from the cluster's CA (docs/architecture.md, "TLS and the
+   * internal CA"): a master holding the CA's key ({@link #tlsCaKeyFile()}) issues its own, any
+   * other server asks the leader master, which needs the cluster key to prove membership.
+   *
+   * @throws NyalaException INVALID_ARGUMENT for a server that would ask without a cluster key
    */
   public WireTls wireTls(String role) {
     WireTls tls = wireTls();
-    if (tls.awaitsCertificate() && !role.equals("tserver")) {
+    if (tls.awaitsCertificate() && tlsCaKeyFile().isBlank() && !encryptDataAtRest) {
       throw NyalaException.invalidArgument("--trusted_ca_file without --tls_cert_file and "
-          + "--tls_key_file: only tablet servers get their certificate from the master's CA; "
-          + "a %s needs its own ('nyala cert create-server')", role);
+          + "--tls_key_file: this %s would ask the leader master's CA for its certificate, which "
+          + "needs --encrypt_data_at_rest (the request proves membership with the cluster "
+          + "key)%s; or give it its own ('nyala cert create-server')", role, role.equals("master")
+          ? "; the first masters of a cluster issue their own with --tls_ca_key_file" : "");
     }
     return tls;
+  }
+
+  /** The CA key a master issues its own certificate with ({@code --tls_ca_key_file}), or "". */
+  public String tlsCaKeyFile() {
+    return "";
   }
 
   /**
