@@ -43,14 +43,18 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * The master's internal CA end to end (docs/architecture.md, "TLS and the internal CA"): three
- * masters that import the operator's CA ({@code --tls_ca_key_file}), and a tablet server given
- * only {@code --trusted_ca_file}, which gets its certificate from the leader before it serves
- * (the minicluster's {@code tserverCertificatesFromMaster}).
- * It registers and serves a write and a read; its key is sealed and owner-only; after the
- * leader master stops, the new leader issues it a certificate of the same CA and it serves the
- * rows again. A request without a proof of membership is refused over the wire, and a tablet
- * server with another cluster key fails to start, naming the refusal.
+ * The cluster's internal CA end to end (docs/architecture.md, "TLS and the internal CA"): three
+ * masters given the operator's CA and its key ({@code --tls_ca_key_file}), which import it and
+ * issue their own certificates ({@code CN=<uuid>}), and a tablet server given only {@code
+ * --trusted_ca_file}, which gets its certificate from the leader before it serves (the
+ * minicluster's {@code tserverCertificatesFromMaster}; it makes no certificate for any server).
+ * The tablet server registers and serves a write and a read; its key is sealed and owner-only;
+ * after the leader master stops, the new leader issues it a certificate of the same CA and it
+ * serves the rows again. The old leader, restarted without the CA key and without its
+ * certificate, asks the new leader for one; once the new leader stops too, it and the third
+ * master elect a leader and the catalog is served again. A request without a proof of
+ * membership is refused over the wire, and a tablet server with another cluster key fails to
+ * start, naming the refusal.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class InternalCaIT {
@@ -60,7 +64,7 @@ class InternalCaIT {
   Path tmp;
 
   @Test
-  void aTabletServerWithOnlyTheCaJoinsServesAndSurvivesAFailover() throws Exception {
+  void serversGetTheirCertificatesFromTheCaAndSurviveFailovers() throws Exception {
     Path root = tmp.resolve("cluster");
     try (MiniCluster cluster = MiniCluster.builder().dataRoot(root).numMasters(3)
         .numTabletServers(1).encryption(true).tserverCertificatesFromMaster(true).build()) {
@@ -75,6 +79,16 @@ class InternalCaIT {
       assertKeySealedAndOwnerOnly(tsTls.resolve("server.key"));
       assertThat(root.resolve("tls").resolve(ts.name() + ".crt"))
           .as("the minicluster made no certificate for %s", ts.name()).doesNotExist();
+      for (int i = 0; i < 3; i++) {
+        ServerInfo m = cluster.master(i);
+        X509Certificate own = leaf(tlsDir(root, m));
+        own.verify(ca.getPublicKey());
+        assertThat(own.getSubjectX500Principal().getName())
+            .isEqualTo("CN=" + cluster.inProcessMaster(i).uuid());
+        assertKeySealedAndOwnerOnly(tlsDir(root, m).resolve("server.key"));
+        assertThat(root.resolve("tls").resolve(m.name() + ".crt"))
+            .as("%s issued its own", m.name()).doesNotExist();
+      }
 
       NyalaClient client = cluster.newClient();
       NyalaTable table = client.createTable("ca", TestRows.schema(), new CreateTableOptions()
@@ -106,9 +120,46 @@ class InternalCaIT {
       await("the rows served again").atMost(Duration.ofSeconds(60)).ignoreExceptions()
           .until(() -> TestRows.scanAll(client, table).equals(expected));
 
-      refusesARequestWithoutProof(cluster, next, ca, uuid);
+      masterRestartedWithoutTheCaKey(cluster, root, leader, ca);
+      cluster.stopMaster(next);
+      AtomicInteger third = new AtomicInteger(-1);
+      // The restarted master and the third must elect: it is in the mutual-TLS Raft group.
+      await("a leader of the restarted master and the third").atMost(Duration.ofSeconds(60))
+          .until(() -> {
+            third.set(cluster.leaderMasterIndex());
+            return third.get() >= 0 && third.get() != next;
+          });
+      await("the catalog served again").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+          .until(() -> TestRows.scanAll(client, table).equals(expected));
+
+      refusesARequestWithoutProof(cluster, third.get(), ca, uuid);
       refusesATabletServerOfAnotherClusterKey(cluster, ts);
     }
+  }
+
+  /**
+   * Restarts master {@code index} without the CA key and without its stored certificate: it
+   * asks the leader for a new one, for the same stored key.
+   */
+  private static void masterRestartedWithoutTheCaKey(MiniCluster cluster, Path root, int index,
+      X509Certificate ca) throws Exception {
+    ServerInfo m = cluster.master(index);
+    X509Certificate before = leaf(tlsDir(root, m));
+    Files.delete(tlsDir(root, m).resolve("server.crt"));
+    cluster.setMasterFlags(index, "--tls_ca_key_file=");
+    cluster.startMaster(index);
+    X509Certificate after = leaf(tlsDir(root, m));
+    after.verify(ca.getPublicKey());
+    assertThat(after.getSubjectX500Principal().getName())
+        .isEqualTo("CN=" + cluster.inProcessMaster(index).uuid());
+    assertThat(after.getSerialNumber()).as("a new certificate")
+        .isNotEqualTo(before.getSerialNumber());
+    assertThat(after.getPublicKey()).as("for the same stored key")
+        .isEqualTo(before.getPublicKey());
+  }
+
+  private static Path tlsDir(Path root, ServerInfo server) {
+    return root.resolve(server.name()).resolve("wal").resolve("tls");
   }
 
   private static X509Certificate leaf(Path tsTls) throws Exception {

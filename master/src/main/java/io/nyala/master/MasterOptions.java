@@ -80,11 +80,18 @@ public class MasterOptions extends ServerOptions {
 
   @Option(names = "--tls_ca_key_file", defaultValue = "",
       description = "PEM (PKCS#8) key of the CA of --trusted_ca_file, owner-only: the leader "
-          + "master imports that CA into the sys catalog (sealed) and issues tablet servers' "
-          + "certificates with it. Read at start; needed only until the catalog holds it. Empty: "
+          + "master imports that CA into the sys catalog (sealed) and issues servers' "
+          + "certificates with it; without --tls_cert_file a master issues its own with it. "
+          + "Read at start; needed only until the catalog holds it (and the master its "
+          + "certificate). Empty: "
           + "the first leader makes a CA of its own (docs/architecture.md, \"TLS and the internal "
           + "CA\"). Not changeable at run time.")
   public String tlsCaKeyFile = "";
+
+  @Override
+  public String tlsCaKeyFile() {
+    return tlsCaKeyFile;
+  }
 
   @Option(names = "--server_certificate_validity_s", defaultValue = "31536000",
       description = "Validity of a certificate the master's CA issues to a server (s); servers "

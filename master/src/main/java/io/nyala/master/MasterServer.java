@@ -13,9 +13,13 @@ import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.security.LogPayloads;
+import io.nyala.common.security.cert.CertificateRequester;
+import io.nyala.common.security.cert.CredentialFiles;
+import io.nyala.common.security.pki.CertificateAuthority;
 import io.nyala.common.server.ServerBase;
 import io.nyala.master.authn.TokenIssuer;
 import io.nyala.master.ca.CertificateIssuer;
+import io.nyala.master.ca.MasterCertificate;
 import io.nyala.master.ca.OperatorCa;
 import io.nyala.master.catalog.CatalogCertAuthority;
 import io.nyala.master.catalog.CatalogLeadershipState;
@@ -97,11 +101,17 @@ public class MasterServer extends ServerBase {
   /** Returns once the RPC server is up; leadership of the catalog follows asynchronously. */
   public void start() {
     openFs();
+    MasterOptions o = masterOptions;
+    // Read once: a master with the CA's key issues its own certificate and imports the CA.
+    CertificateAuthority operatorCa = OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile,
+        Clock.systemUTC());
+    if (wireTls.awaitsCertificate()) { // before any listener: peers need its certificate
+      useOwnCertificate(operatorCa);
+    }
     // Random keys per leader term, wrapped in each entry: never a key derived from the cluster
     // key, which two catalogs under one cluster key would share (docs/encryption.md).
     sysCatalog = new SysCatalog(fs.env(), LogPayloads.wrapped("sys-catalog", keyProvider,
         masterOptions.encryptionKeyLength));
-    MasterOptions o = masterOptions;
     tsManager = new TSManager(nanoClock, o.tserverUnresponsiveTimeoutMs);
     TSAdminClient admin = new TSAdminClient(channels, ADMIN_RPC_DEADLINE_MS);
     admin.setClusterId(() -> sysCatalog.read(CatalogState::clusterId));
@@ -134,7 +144,7 @@ public class MasterServer extends ServerBase {
     // The service threads exist once startRpc made the RPC server, before any call arrives.
     Executor serviceThreads = task -> rpcServer.serviceThreads().execute(task);
     startRpc(List.of(new MasterService(this, catalogManager, tsManager, heartbeats, tokens,
-        keyRotator, certificateIssuer(), serviceThreads).withSerializedLocations()));
+        keyRotator, certificateIssuer(operatorCa), serviceThreads).withSerializedLocations()));
 
     RaftStorage.StartupOption option = SysCatalog.startupOption(fs.raftDir());
     buildRaftServer(sysCatalog.registry(), catalogGroup(option), option);
@@ -184,14 +194,41 @@ public class MasterServer extends ServerBase {
    * The internal CA kept in the catalog (imported from {@code --tls_ca_key_file} if given) and
    * the issuer of servers' certificates (docs/architecture.md, "TLS and the internal CA").
    */
-  private CertificateIssuer certificateIssuer() {
+  private CertificateIssuer certificateIssuer(CertificateAuthority operatorCa) {
     MasterOptions o = masterOptions;
-    certAuthority = new CatalogCertAuthority(sysCatalog, keyProvider,
-        OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile, Clock.systemUTC()),
+    certAuthority = new CatalogCertAuthority(sysCatalog, keyProvider, operatorCa,
         wireTls.speaksTls(), Clock.systemUTC());
     catalogManager.keepCertAuthority(certAuthority);
     return new CertificateIssuer(certAuthority::current, keyProvider, wireTls.trustedCa(),
         Duration.ofSeconds(o.serverCertificateValiditySec), metrics);
+  }
+
+  /**
+   * This master's certificate from the cluster's CA (docs/architecture.md, "TLS and the internal
+   * CA"): issued by itself given the CA's key, else asked of the leader among the other masters,
+   * else (no other master) the stored one.
+   */
+  private void useOwnCertificate(CertificateAuthority operatorCa) {
+    List<String> hosts = CertificateRequester.hosts(rpcAddress(), raftAddress(),
+        clientRpcAddress());
+    MasterCertificate own = new MasterCertificate("master " + name,
+        new CredentialFiles(fs.env(), fs.walDir()), hosts, wireTls.trustedCa(), Clock.systemUTC());
+    if (operatorCa != null) {
+      useIssuedCredentials(own.selfIssue(operatorCa, uuid(),
+          Duration.ofSeconds(masterOptions.serverCertificateValiditySec)));
+      return;
+    }
+    List<HostPort> others = MasterCertificate.others(masterOptions.masters(DEFAULT_RPC_PORT),
+        rpcAddress(), clientRpcAddress(), rpcBind);
+    if (others.isEmpty()) {
+      useIssuedCredentials(own.storedAlone());
+      return;
+    }
+    try {
+      useRequestedCertificate(others, hosts);
+    } catch (NyalaException e) {
+      throw MasterCertificate.noLeader("master " + name, e);
+    }
   }
 
   /** The internal CA in the catalog (for tests and tools). */

@@ -29,6 +29,8 @@ final class MastersFixture implements AutoCloseable {
   final List<AtomicLong> clockOffsetNanos = new ArrayList<>();
   private final MasterServer[] masters;
   private final ManagedChannel[] channels;
+  /** Per master, flags after the shared ones (so they win), for its next start. */
+  private final List<List<String>> ownFlags = new ArrayList<>();
   /** Per master, what runs (given the master) just before its Raft server starts, or null. */
   private final List<Consumer<MasterServer>> beforeRaft = new ArrayList<>();
 
@@ -42,6 +44,7 @@ final class MastersFixture implements AutoCloseable {
       raft.add(new HostPort("127.0.0.1", MasterFixture.freePort()));
       clockOffsetNanos.add(new AtomicLong());
       beforeRaft.add(null);
+      ownFlags.add(List.of());
     }
   }
 
@@ -82,11 +85,17 @@ final class MastersFixture implements AutoCloseable {
         "--master_addresses=" + masterAddresses(),
         "--tablet_creation_retry_ms=500"));
     args.addAll(extraFlags);
+    args.addAll(ownFlags.get(i));
     MasterOptions o = new MasterOptions();
     CommandLine cmd = new CommandLine(o);
     cmd.setOverwrittenOptionsAllowed(true);
     cmd.parseArgs(args.toArray(String[]::new));
     return o;
+  }
+
+  /** Gives master {@code i} {@code flags} after the shared ones, for its next start. */
+  void ownFlags(int i, String... flags) {
+    ownFlags.set(i, List.of(flags));
   }
 
   /**

@@ -120,11 +120,13 @@ abstract class ClusterSettings {
   }
 
   /**
-   * Tablet servers get their certificates from the leader master's CA (default false;
-   * docs/architecture.md, "TLS and the internal CA"): they start with the CA certificate only,
-   * and the masters import the minicluster's CA ({@code --tls_ca_key_file}); masters keep the
-   * certificates the minicluster makes. Needs {@link #tls} and {@link #encryption}: a request
-   * proves membership with the cluster key.
+   * Servers get their certificates from the cluster's CA (default false; docs/architecture.md,
+   * "TLS and the internal CA"): every server starts with the CA certificate only; the masters
+   * also get the minicluster's CA key ({@code --tls_ca_key_file}), import the CA and issue
+   * their own certificates with it, and tablet servers ask the leader master for theirs. A
+   * master restarted without the key ({@code setMasterFlags(i, "--tls_ca_key_file=")}) asks the
+   * leader too. Needs {@link #tls} and {@link #encryption}: a request proves membership with the
+   * cluster key.
    */
   public MiniCluster.Builder tserverCertificatesFromMaster(boolean on) {
     this.tserverCertificatesFromMaster = on;

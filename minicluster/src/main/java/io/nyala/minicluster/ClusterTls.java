@@ -40,7 +40,7 @@ final class ClusterTls {
   private final SslContext harnessContext;
   /** The clients' user; null when off. */
   private final ClusterUsers users;
-  /** Whether tablet servers get their certificates from the master's CA. */
+  /** Whether servers get their certificates from the cluster's CA (masters issue their own). */
   private final boolean tserversFromMaster;
 
   private ClusterTls(Path dir, SslContext harnessContext, ClusterUsers users,
@@ -53,7 +53,8 @@ final class ClusterTls {
 
   /**
    * The TLS of a cluster under {@code dataRoot}; makes its CA at the first start. With {@code
-   * tserversFromMaster} the masters import that CA and issue the tablet servers' certificates.
+   * tserversFromMaster} the masters import that CA, issue their own certificates with it and
+   * the tablet servers' on request.
    */
   static ClusterTls create(Path dataRoot, boolean on, boolean tserversFromMaster) {
     if (!on) {
@@ -101,14 +102,18 @@ final class ClusterTls {
   }
 
   /**
-   * The flags only masters take: the users they accept, and the CA to import when they issue
-   * the tablet servers' certificates; none when TLS is off.
+   * The TLS flags of master {@code name} reached at {@code host} and the users it accepts; none
+   * when TLS is off. When servers get their certificates from the cluster's CA, the CA and its
+   * key ({@code --tls_ca_key_file}): the master imports the CA and issues its own certificate
+   * (docs/architecture.md, "TLS and the internal CA"); else the certificate made for it
+   * ({@link #flagsFor}).
    */
-  List<String> masterFlags() {
-    if (users == null) {
+  synchronized List<String> masterFlagsFor(String name, String host) {
+    if (dir == null) {
       return List.of();
     }
-    List<String> f = new ArrayList<>(users.masterFlags());
+    List<String> f = new ArrayList<>(tserversFromMaster ? caOnly() : flagsFor(name, host));
+    f.addAll(users.masterFlags());
     if (tserversFromMaster) {
       f.add("--tls_ca_key_file=" + dir.resolve(CertFiles.CA_KEY));
     }
@@ -123,6 +128,10 @@ final class ClusterTls {
     if (dir == null || !tserversFromMaster) {
       return flagsFor(name, host);
     }
+    return caOnly();
+  }
+
+  private List<String> caOnly() {
     return List.of("--rpc_encryption=required", "--rpc_authentication=required",
         "--trusted_ca_file=" + trustedCaFile());
   }

@@ -231,6 +231,11 @@ public final class MiniCluster extends ClusterClientAccess implements AutoClosea
     tservers.get(index).setOwnFlags(List.of(flags));
   }
 
+  /** Replaces the flags of one master for its later starts, as {@link #setTabletServerFlags}. */
+  public void setMasterFlags(int index, String... flags) {
+    masters.get(index).setOwnFlags(List.of(flags));
+  }
+
   /**
    * The exit status of a tablet server process that ended by itself (EXTERNAL mode), e.g.
    * {@code CrashPoints.EXIT_CODE}; empty while it runs, after a stop or kill, and in-process.

@@ -73,8 +73,7 @@ final class ServerNode {
     f.add("--webserver_port=" + http.port());
     f.add("--master_addresses=" + String.join(",", masterAddresses));
     if (role == ServerRole.MASTER) {
-      f.addAll(tls.flagsFor(name, rpc.host()));
-      f.addAll(tls.masterFlags());
+      f.addAll(tls.masterFlagsFor(name, rpc.host()));
     } else {
       f.addAll(tls.tserverFlagsFor(name, rpc.host()));
     }

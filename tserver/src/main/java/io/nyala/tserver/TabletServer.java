@@ -8,10 +8,10 @@ import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.security.cert.CertificateRequester;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.background.PeriodicTasks;
 import io.nyala.tserver.background.ServerPools;
-import io.nyala.tserver.cert.CertificateRequester;
 import io.nyala.tserver.consensus.TabletRaftSettings;
 import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.copy.CopySessions;
@@ -111,10 +111,8 @@ public class TabletServer extends ServerBase {
         "Row operations applied by this server's tablet replicas (leaders and followers)");
     clusterGuard = ClusterIdGuard.open(fs.env(), fs.walDir());
     if (wireTls.awaitsCertificate()) { // docs/architecture.md, "TLS and the internal CA"
-      useIssuedCredentials(new CertificateRequester(name, masterAddresses(), keyProvider,
-          wireTls.trustedCa()).obtain(fs.env(), fs.walDir(), uuid(), CertificateRequester.hosts(
-          rpcAddress(), raftAddress(), clientRpcAddress()), wireTls.anonymousChannelContext(),
-          topts.tlsCertificateRequestTimeoutMs, this::isClosed));
+      useRequestedCertificate(masterAddresses(), CertificateRequester.hosts(rpcAddress(),
+          raftAddress(), clientRpcAddress()));
     }
     blockManager = openBlockManager();
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),

@@ -162,12 +162,4 @@ public class TserverOptions extends ServerOptions {
       throw NyalaException.invalidArgument("--max_write_request_bytes must be in [1, %d], got %d",
           maxWrite, maxWriteRequestBytes);
     }
-  }
-
-  @Option(names = "--tls_certificate_request_timeout_ms", defaultValue = "120000",
-      description = "With --trusted_ca_file but no --tls_cert_file/--tls_key_file: how long the "
-          + "start waits for the leader master's CA to issue this server's certificate (ms); "
-          + "a refusal ends the start at once (docs/architecture.md, \"TLS and the internal "
-          + "CA\").")
-  public long tlsCertificateRequestTimeoutMs = 120_000;
-}
+  }}

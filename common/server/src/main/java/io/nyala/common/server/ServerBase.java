@@ -27,6 +27,8 @@ import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.authz.CallerAuthentication;
 import io.nyala.common.security.authz.RpcAuthentication;
 import io.nyala.common.security.authz.RpcAuthorization;
+import io.nyala.common.security.cert.CertificateRequester;
+import io.nyala.common.security.cert.CredentialFiles;
 import io.nyala.common.security.pki.ServerCredentials;
 import io.nyala.common.security.tls.WireTls;
 import io.nyala.common.security.token.TokenVerifier;
@@ -152,11 +154,22 @@ public abstract class ServerBase implements AutoCloseable {
     channels.intercept(RpcPartitionFilter.callerIdentity(fs.uuid()));
   }
 
-  /** Presents {@code issued} (from the master's CA) from now on; call before any listener. */
+  /** Presents {@code issued} (from the cluster's CA) from now on; call before any listener. */
   protected void useIssuedCredentials(ServerCredentials issued) {
     wireTls = wireTls.withCredentials(issued);
     channels.useTls(wireTls.channelContext());
     webTls = options.webTls(wireTls);
+  }
+
+  /**
+   * Presents this server's certificate for {@code hosts} from the leader master's CA, asked of
+   * {@code masters} unless the stored one is good (docs/architecture.md, "TLS and the internal
+   * CA").
+   */
+  protected void useRequestedCertificate(List<HostPort> masters, List<String> hosts) {
+    useIssuedCredentials(new CertificateRequester(roleLabel() + " " + name, masters, keyProvider,
+        wireTls.trustedCa(), java.time.Clock.systemUTC()).obtain(new CredentialFiles(fs.env(),
+        fs.walDir()), uuid(), hosts, options.tlsCertificateRequestTimeoutMs, this::isClosed));
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */

@@ -121,6 +121,12 @@ public class ServerOptions {
           + "accept only peers it issued.")
   public String trustedCaFile = "";
 
+  @Option(names = "--tls_certificate_request_timeout_ms", defaultValue = "120000",
+      description = "With --trusted_ca_file but no --tls_cert_file/--tls_key_file: how long the "
+          + "start waits for the leader master's CA to issue this server's certificate (ms); a "
+          + "refusal ends it at once (docs/architecture.md, \"TLS and the internal CA\").")
+  public long tlsCertificateRequestTimeoutMs = 120_000;
+
   @Option(names = "--rpc_authentication", defaultValue = "optional",
       description = "Who may call what on Nyala's RPC: 'disabled' (anyone calls anything), "
           + "'optional' (callers are identified, nothing refused) or 'required' (admin and "
@@ -185,32 +191,7 @@ public class ServerOptions {
    * @throws NyalaException INVALID_ARGUMENT naming the first such flag
    */
   public void checkUnsafeFlags() {
-    if (unlockUnsafeFlags) {
-      return;
-    }
-    ServerOptions defaults;
-    try {
-      defaults = getClass().getDeclaredConstructor().newInstance();
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(getClass() + " needs a public no-argument constructor", e);
-    }
-    for (Class<?> c = getClass(); c != null; c = c.getSuperclass()) {
-      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-        Option o = f.getAnnotation(Option.class);
-        if (o == null || !o.names()[0].startsWith("--fault_")) {
-          continue;
-        }
-        try {
-          if (!java.util.Objects.equals(f.get(this), f.get(defaults))) {
-            throw NyalaException.invalidArgument("%s is an unsafe flag, for tests only: a "
-                + "server refuses to start with it unless --unlock_unsafe_flags is also given",
-                o.names()[0]);
-          }
-        } catch (IllegalAccessException e) {
-          throw new IllegalStateException("flag field " + f + " must be public", e);
-        }
-      }
-    }
+    UnsafeFlags.check(this);
   }
 
   /**
@@ -235,18 +216,28 @@ public class ServerOptions {
   }
 
   /**
-   * {@link #wireTls()} of a server of {@code role}: only a tablet server may be given the CA
-   * alone and get its certificate from the master's CA (docs/architecture.md, "TLS and the
-   * internal CA"); masters keep certificates the operator made.
+   * {@link #wireTls()} of a server of {@code role}. Given only {@code --trusted_ca_file}, a
+   * server gets its certificate from the cluster's CA (docs/architecture.md, "TLS and the
+   * internal CA"): a master holding the CA's key ({@link #tlsCaKeyFile()}) issues its own, any
+   * other server asks the leader master, which needs the cluster key to prove membership.
+   *
+   * @throws NyalaException INVALID_ARGUMENT for a server that would ask without a cluster key
    */
   public WireTls wireTls(String role) {
     WireTls tls = wireTls();
-    if (tls.awaitsCertificate() && !role.equals("tserver")) {
+    if (tls.awaitsCertificate() && tlsCaKeyFile().isBlank() && !encryptDataAtRest) {
       throw NyalaException.invalidArgument("--trusted_ca_file without --tls_cert_file and "
-          + "--tls_key_file: only tablet servers get their certificate from the master's CA; "
-          + "a %s needs its own ('nyala cert create-server')", role);
+          + "--tls_key_file: this %s would ask the leader master's CA for its certificate, which "
+          + "needs --encrypt_data_at_rest (the request proves membership with the cluster "
+          + "key)%s; or give it its own ('nyala cert create-server')", role, role.equals("master")
+          ? "; the first masters of a cluster issue their own with --tls_ca_key_file" : "");
     }
     return tls;
+  }
+
+  /** The CA key a master issues its own certificate with ({@code --tls_ca_key_file}), or "". */
+  public String tlsCaKeyFile() {
+    return "";
   }
 
   /**

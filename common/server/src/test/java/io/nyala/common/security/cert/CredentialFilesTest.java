@@ -1,4 +1,4 @@
-package io.nyala.tserver.cert;
+package io.nyala.common.security.cert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.nyala.tserver.cert;
+package io.nyala.common.security.cert;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
@@ -18,11 +18,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Where a tablet server keeps the key and certificate it got from the master's CA: the
+ * Where a server keeps the key and certificate it got from the cluster's CA (a tablet server's
+ * or a master's, requested of the leader master or issued by a master's own CA key): the
  * directory {@code <wal dir>/tls}, owner-only (0700). The key, {@code server.key}, is PKCS#8 PEM
  * written through the server's {@link Env} as a sensitive file (sealed when the server encrypts
- * at rest, as it must to prove membership) and owner-only (0600), made once and reused across
- * restarts; the chain, {@code server.crt} (leaf, CA), is public and plain.
+ * at rest, as a requesting server must to prove membership) and owner-only (0600), made once
+ * and reused across restarts; the chain, {@code server.crt} (leaf, CA), is public and plain.
  */
 public final class CredentialFiles {
   static final String DIR = "tls";
