@@ -160,9 +160,9 @@ public class TabletServer extends ServerBase {
     }
     startRpc(RpcServices.build(
         new RpcServices.Parts(tabletManager, () -> raftServer, channels, clusterGuard, scanners,
-            copySessions, hibernator, uuid(), metrics),
-        new RpcServices.Limits(topts.maxWriteRequestBytes, topts.faultDropWriteResponseAfterCommit,
-            topts.scannerDefaultBatchRows)));
+            copySessions, hibernator, uuid(), metrics, ServerPools.writeBatches(name)),
+        new RpcServices.Limits(topts.maxWriteRequestBytes, topts.writeMaxEntriesInFlight,
+            topts.faultDropWriteResponseAfterCommit, topts.scannerDefaultBatchRows)));
     ServerGauges.register(metrics, new ServerGauges.Sources(tabletManager, hibernator,
         this::isLeader, scanners, copySessions, storeMaintenance, this::openStores,
         this::blockManager));

@@ -43,6 +43,13 @@ public class TserverOptions extends ServerOptions {
           + "Default: ${DEFAULT-VALUE} (240 KiB).")
   public long maxWriteRequestBytes = DEFAULT_MAX_WRITE_REQUEST_BYTES;
 
+  @Option(names = "--write_max_entries_in_flight", defaultValue = "8",
+      description = "Raft entries of one tablet a leader has submitted and not yet applied "
+          + "before it queues newcomers; each entry then carries every Write queued, up to "
+          + "--max_write_request_bytes (docs/architecture.md, \"Write path\"). A lone write "
+          + "never waits. Default: ${DEFAULT-VALUE}.")
+  public int writeMaxEntriesInFlight = 8;
+
   /** Default of {@code --max_write_request_bytes}: 240 KiB. */
   public static final long DEFAULT_MAX_WRITE_REQUEST_BYTES = 240 << 10;
   /** Room a Raft entry needs around the Write request it carries (ids, term, framing). */
@@ -154,7 +161,8 @@ public class TserverOptions extends ServerOptions {
 
   /**
    * Throws INVALID_ARGUMENT unless {@code --max_write_request_bytes} is positive and leaves room
-   * for the Raft entry's header within {@link #MAX_RAFT_ENTRY_BYTES}.
+   * for the Raft entry's header within {@link #MAX_RAFT_ENTRY_BYTES}, and
+   * {@code --write_max_entries_in_flight} is positive.
    */
   public void checkMaxWriteRequestBytes() {
     long maxWrite = MAX_RAFT_ENTRY_BYTES - RAFT_ENTRY_OVERHEAD_BYTES;
@@ -162,4 +170,9 @@ public class TserverOptions extends ServerOptions {
       throw NyalaException.invalidArgument("--max_write_request_bytes must be in [1, %d], got %d",
           maxWrite, maxWriteRequestBytes);
     }
-  }}
+    if (writeMaxEntriesInFlight < 1) {
+      throw NyalaException.invalidArgument("--write_max_entries_in_flight must be >= 1, got %d",
+          writeMaxEntriesInFlight);
+    }
+  }
+}

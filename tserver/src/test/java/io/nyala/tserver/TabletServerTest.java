@@ -20,6 +20,7 @@ import io.nyala.common.row.RowOperations;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
+import io.nyala.tserver.consensus.AppliedWrites;
 import io.nyala.tserver.replica.TabletManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.ClientInvocationId;
-import org.apache.ratis.server.RetryCache;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -192,17 +192,17 @@ class TabletServerTest {
   }
 
   @Test
-  void aRepliedSeqNoLeavesTheLeadersRetryCache() throws Exception {
+  void aRepliedSeqNoLeavesTheReplicasRetryTable() throws Exception {
     ByteString client = TserverFixture.clientId();
     fx.write(ts, inserts(tablet, 0, 1, RowOpType.INSERT).toBuilder()
         .setClientId(client).setSeqNo(1).build());
-    RetryCache cache = ts.raftServer().getDivision(RaftIds.groupId(tablet)).getRetryCache();
+    AppliedWrites applied = ts.tabletManager().get(tablet).appliedWrites();
     ClientId id = RaftIds.clientId(client.toByteArray());
-    assertThat(cache.getIfPresent(ClientInvocationId.valueOf(id, 1))).isNotNull();
+    assertThat(applied.find(ClientInvocationId.valueOf(id, 1))).isNotNull();
     fx.write(ts, inserts(tablet, 1, 2, RowOpType.INSERT).toBuilder()
         .setClientId(client).setSeqNo(2).addRepliedSeqNos(1).build());
-    assertThat(cache.getIfPresent(ClientInvocationId.valueOf(id, 1))).isNull();
-    assertThat(cache.getIfPresent(ClientInvocationId.valueOf(id, 2))).isNotNull();
+    assertThat(applied.find(ClientInvocationId.valueOf(id, 1))).isNull();
+    assertThat(applied.find(ClientInvocationId.valueOf(id, 2))).isNotNull();
   }
 
   @Test

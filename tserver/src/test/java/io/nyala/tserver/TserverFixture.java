@@ -79,6 +79,11 @@ public final class TserverFixture implements AutoCloseable {
     return TabletServerServiceGrpc.newBlockingStub(channels.get(ts.rpcAddress()));
   }
 
+  /** The data service of {@code ts}, called without waiting (many calls in flight at once). */
+  public TabletServerServiceGrpc.TabletServerServiceFutureStub dataAsync(TabletServer ts) {
+    return TabletServerServiceGrpc.newFutureStub(channels.get(ts.rpcAddress()));
+  }
+
   public TabletServerAdminServiceGrpc.TabletServerAdminServiceBlockingStub admin(HostPort addr) {
     return TabletServerAdminServiceGrpc.newBlockingStub(channels.get(addr));
   }

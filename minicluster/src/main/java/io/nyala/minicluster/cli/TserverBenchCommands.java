@@ -57,12 +57,14 @@ final class TserverBenchCommands {
       StringBuilder sb = new StringBuilder(String.format(
           "Time spent appending %d batches (%d writers): %d ms%n"
               + "batches/s: %.0f%nops/s: %.0f%n"
+              + "Raft entries: %d (%.1f batches per entry)%n"
               + "(%d ops/batch, %d in flight per writer, %s, %s; GC %d ms in %d collections)",
-          r.batches(), writers, r.millis(), r.batchesPerSecond(), r.opsPerSecond(), opsPerBatch,
+          r.batches(), writers, r.millis(), r.batchesPerSecond(), r.opsPerSecond(), r.entries(),
+          r.batches() / (double) Math.max(1, r.entries()), opsPerBatch,
           inflight, fsync ? "fsync" : "unsafe flush", encrypt ? "encrypted" : "plain",
           r.gcMillis(), r.gcCount()));
       if (r.verifiedEntries() >= 0) {
-        sb.append(String.format("%nverified: %d write entries in the Raft log, in order per "
+        sb.append(String.format("%nverified: %d write batches in the Raft log, in order per "
             + "writer", r.verifiedEntries()));
       }
       return sb.toString();
@@ -71,9 +73,10 @@ final class TserverBenchCommands {
     private String toJson(WalAppendBench.Result r) {
       return String.format("{\"writers\":%d,\"batches\":%d,\"ops_per_batch\":%d,\"inflight\":%d,"
           + "\"fsync\":%b,\"encrypt\":%b,\"millis\":%d,\"batches_per_s\":%.1f,\"ops_per_s\":%.1f,"
-          + "\"verified_entries\":%d,\"gc_ms\":%d,\"gc_count\":%d}", writers, r.batches(),
-          opsPerBatch, inflight, fsync, encrypt, r.millis(), r.batchesPerSecond(),
-          r.opsPerSecond(), r.verifiedEntries(), r.gcMillis(), r.gcCount());
+          + "\"raft_entries\":%d,\"verified_entries\":%d,\"gc_ms\":%d,\"gc_count\":%d}",
+          writers, r.batches(), opsPerBatch, inflight, fsync, encrypt, r.millis(),
+          r.batchesPerSecond(), r.opsPerSecond(), r.entries(), r.verifiedEntries(), r.gcMillis(),
+          r.gcCount());
     }
   }
 

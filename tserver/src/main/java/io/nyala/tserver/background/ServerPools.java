@@ -47,6 +47,16 @@ public final class ServerPools {
   }
 
   /**
+   * Write entries submitted once an earlier entry of their tablet was applied (the writes
+   * queued behind it, docs/architecture.md, "Write path"), so that Ratis' apply thread does not
+   * submit them. Never shut down: an entry answered while the server stops still drains its
+   * queue (Ratis refuses it); its threads end once idle.
+   */
+  public static ThreadPoolExecutor writeBatches(String server) {
+    return shrinking(2, 10, server, "write-batches");
+  }
+
+  /**
    * Tablet copies, apart from the maintenance pool: a copy blocks on the network for as long as
    * it takes. Its threads go when idle, so a server that copies nothing keeps none.
    */

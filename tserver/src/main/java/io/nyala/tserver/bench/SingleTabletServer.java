@@ -11,6 +11,7 @@ import io.nyala.common.security.KeyMaterial;
 import io.nyala.common.security.WrappedKey;
 import io.nyala.tserver.TabletServer;
 import io.nyala.tserver.TserverOptions;
+import io.nyala.tserver.replica.TabletReplica;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -145,6 +146,11 @@ public final class SingleTabletServer implements AutoCloseable {
 
   public RaftGroupId groupId() {
     return RaftIds.groupId(tabletId);
+  }
+
+  /** The tablet's replica on this server. */
+  public TabletReplica replica() {
+    return server.tabletManager().get(tabletId);
   }
 
   /** The division of the tablet's group on this server. */

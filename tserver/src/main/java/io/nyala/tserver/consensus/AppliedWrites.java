@@ -1,97 +1,52 @@
 package io.nyala.tserver.consensus;
 
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.protocol.ClientInvocationId;
 
 /**
- * The results of the entries one replica applied recently, by the client id and sequence number
- * they were submitted under: what lets a client's retry of a write be answered, not applied
- * again, after the replica's Raft group closed and reopened (hibernation and wake,
- * docs/dense-nodes.md, "Exactly-once across hibernation"). While the group is open Ratis' retry
- * cache does that; it dies with the group. Every replica fills its own on apply, so whichever
- * replica leads after a wake has the same results.
+ * The results of the writes one replica applied recently, by the client id and sequence number
+ * they were submitted under: the replicated retry table that makes a retried write
+ * exactly-once (docs/architecture.md, "Write path", and docs/dense-nodes.md, "Exactly-once
+ * across hibernation"). The leader answers a retry found here instead of writing it again
+ * ({@link WriteBatcher}); every replica fills its own on apply, so whichever replica leads next
+ * has the same results once it has applied its predecessors' entries.
  *
- * <p>Owned by the replica, not by its state machine, so it outlives the group. Entries are
- * dropped once older than the retry window ({@link #expire}) or, beyond {@link #MAX_ENTRIES},
- * oldest first; {@link #forgotEarlyUntil} then says until when a retry of a forgotten one could
- * still come, and the replica stays awake until that time (as it did before this existed).
+ * <p>Owned by the replica, not by its state machine, so it outlives the group. A result is
+ * dropped once older than the retry window ({@link #expire}, which is also Ratis' retry cache's
+ * expiry) or when the client said it has the answer and will not retry ({@link #forget}, applied
+ * from the entry on every replica); never earlier, so that a retry within the window is always
+ * found. What it holds is therefore bounded by the writes whose answers their clients have not
+ * acknowledged within one window (about 100 bytes each).
  */
 public final class AppliedWrites {
-  /** Results kept at most per replica (the retry cache holds as many for the same window). */
-  static final int MAX_ENTRIES = 50_000;
-
-  /** Compared by identity on purpose: a replayed call's newer entry replaces the older. */
-  private static final class Applied {
-    final ClientInvocationId call;
-    final byte[] result;
-    final long atNanos;
-
-    Applied(ClientInvocationId call, byte[] result, long atNanos) {
-      this.call = call;
-      this.result = result;
-      this.atNanos = atNanos;
-    }
-  }
+  /** A result and when it was recorded (System.nanoTime). */
+  private record Applied(byte[] result, long atNanos) {}
 
   private final Map<ClientInvocationId, Applied> results = new ConcurrentHashMap<>();
-  /** The entries in apply order, for expiry; a replayed call's older entry forgets nothing. */
-  private final Queue<Applied> order = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger queued = new AtomicInteger();
-  private final int maxEntries;
-  /** When the newest entry dropped before its time was applied; MIN_VALUE if none was. */
-  private volatile long droppedEarlyAtNanos = Long.MIN_VALUE;
-
-  public AppliedWrites() {
-    this(MAX_ENTRIES);
-  }
-
-  AppliedWrites(int maxEntries) {
-    this.maxEntries = maxEntries;
-  }
 
   /** An entry submitted as {@code call} was applied with {@code result}. On the apply thread. */
   public void record(ClientInvocationId call, byte[] result, long nowNanos) {
-    Applied a = new Applied(call, result, nowNanos);
-    results.put(call, a);
-    order.add(a);
-    if (queued.incrementAndGet() > maxEntries) {
-      Applied oldest = order.poll();
-      if (oldest != null) {
-        queued.decrementAndGet();
-        results.remove(oldest.call, oldest);
-        droppedEarlyAtNanos = oldest.atNanos;
-      }
-    }
+    // A replayed call (the log after a restart) replaces the older record, and its time.
+    results.put(call, new Applied(result, nowNanos));
   }
 
   /** The result {@code call} was applied with, if it was applied here and not yet forgotten. */
   public byte[] find(ClientInvocationId call) {
     Applied a = results.get(call);
-    return a == null ? null : a.result;
+    return a == null ? null : a.result();
+  }
+
+  /** Forgets {@code call}: its client has the answer and will not retry it. On apply. */
+  public void forget(ClientInvocationId call) {
+    results.remove(call);
   }
 
   /** Forgets the results applied at or before {@code cutoffNanos}. */
   public void expire(long cutoffNanos) {
-    for (Applied a = order.peek(); a != null && a.atNanos - cutoffNanos <= 0;
-        a = order.peek()) {
-      if (order.remove(a)) {
-        queued.decrementAndGet();
-        results.remove(a.call, a);
-      }
+    if (!results.isEmpty()) {
+      results.values().removeIf(a -> a.atNanos() - cutoffNanos <= 0);
     }
-  }
-
-  /**
-   * Until when (System.nanoTime) a client may still retry a write whose result was dropped
-   * before the retry window passed, given the window; MIN_VALUE if none was dropped so.
-   */
-  public long forgotEarlyUntil(long windowNanos) {
-    long at = droppedEarlyAtNanos;
-    return at == Long.MIN_VALUE ? Long.MIN_VALUE : at + windowNanos;
   }
 
   public int size() {

@@ -30,9 +30,6 @@ import org.slf4j.LoggerFactory;
 final class EntryApplier {
   private static final Logger LOG = LoggerFactory.getLogger(EntryApplier.class);
 
-  /** Ratis' client ids are UUIDs. */
-  private static final int CLIENT_ID_BYTES = 16;
-
   private final String tabletId;
   /** Opens payloads sealed on the leader. */
   private final LogPayloads payloads;
@@ -41,6 +38,8 @@ final class EntryApplier {
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
   /** Where each applied entry's result is kept for retries after a wake. */
   private final AppliedWrites applied;
+  /** Entries of several clients' writes. */
+  private final WriteBatchApplier batches;
 
   EntryApplier(String tabletId, LogPayloads payloads, TabletStateMachine.Listener listener,
       AppliedWrites applied) {
@@ -48,28 +47,39 @@ final class EntryApplier {
     this.payloads = payloads;
     this.listener = listener;
     this.applied = applied;
+    this.batches = new WriteBatchApplier(tabletId, listener, writeSchemas, applied);
   }
 
   /**
-   * Applies a committed entry and records its serialized {@link WriteResultPB}, which it
-   * returns, under the client call it was submitted as (see {@link AppliedWrites}).
+   * Applies a committed entry and returns its reply: for a batch of writes a
+   * {@code WriteBatchResultPB}, each write's result recorded under its client's ids (see
+   * {@link WriteBatchApplier}); for any other entry its serialized {@link WriteResultPB},
+   * recorded under the client call it was submitted as (a single write before batching).
    */
   byte[] apply(TabletStore store, LogEntryProto entry) {
-    StateMachineLogEntryProto op = entry.getStateMachineLogEntry();
+    StateMachineLogEntryProto sm = entry.getStateMachineLogEntry();
     // A fresh array (flattened, or decrypted): the parsed rows alias it instead of a copy.
-    byte[] result = apply(store, entry.getIndex(), op.getLogData().toByteArray()).toByteArray();
-    if (op.getClientId().size() == CLIENT_ID_BYTES) { // always, but in hand-made entries
-      applied.record(ClientInvocationId.valueOf(op), result, System.nanoTime());
+    TabletOpPB op = decode(entry.getIndex(), sm.getLogData().toByteArray());
+    if (op.hasWriteBatch()) {
+      return batches.apply(store, op.getWriteBatch(), entry.getIndex(), entry.getTerm());
+    }
+    byte[] result = apply(store, entry.getIndex(), op).toByteArray();
+    if (sm.getClientId().size() == WriteBatchApplier.CLIENT_ID_BYTES) { // but hand-made entries
+      applied.record(ClientInvocationId.valueOf(sm), result, System.nanoTime());
     }
     return result;
   }
 
   /**
-   * Applies the entry at {@code index} whose state machine data is {@code logData} (a fresh
-   * array: the parsed rows alias it instead of a copy). CORRUPTION if it holds no known operation.
+   * Applies the single-write or schema entry at {@code index} whose state machine data is
+   * {@code logData} (a fresh array: the parsed rows alias it instead of a copy). CORRUPTION if it
+   * holds no such operation.
    */
   WriteResultPB apply(TabletStore store, long index, byte[] logData) {
-    TabletOpPB op = decode(index, logData);
+    return apply(store, index, decode(index, logData));
+  }
+
+  private WriteResultPB apply(TabletStore store, long index, TabletOpPB op) {
     if (op.hasWrite()) {
       return applyWrite(store, op.getWrite(), index);
     }

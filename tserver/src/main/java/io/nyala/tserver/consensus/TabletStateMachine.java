@@ -101,6 +101,11 @@ public final class TabletStateMachine extends BaseStateMachine {
     this.copies = new CopyInstalls(tabletId, this::newImageInstaller);
   }
 
+  /** What seals and opens this replica's entries (for tools that read its Raft log back). */
+  public LogPayloads payloads() {
+    return payloads;
+  }
+
   /** The store; null until Ratis initialized the state machine or if it could not open. */
   public TabletStore store() {
     return store;

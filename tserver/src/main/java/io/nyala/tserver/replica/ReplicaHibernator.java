@@ -147,15 +147,13 @@ public final class ReplicaHibernator {
   }
 
   /**
-   * Idle for the idle period, nothing open on it, and no write result forgotten while a client
-   * could still retry that write: the replica's {@link AppliedWrites} answers retries after a
-   * wake, so a written replica need not wait out the retry window (docs/dense-nodes.md,
-   * "Exactly-once across hibernation") unless it had to drop results early.
+   * Idle for the idle period and nothing open on it: the replica's {@link AppliedWrites} keeps
+   * every result for the whole retry window and answers retries after a wake, so a written
+   * replica need not wait out that window (docs/dense-nodes.md, "Exactly-once across
+   * hibernation").
    */
   private boolean idle(TabletReplica r, long now) {
-    long forgotUntil = r.appliedWrites().forgotEarlyUntil(retryWindowNanos);
     return now - r.lastActivityNanos() >= afterNanos
-        && (forgotUntil == Long.MIN_VALUE || now - forgotUntil >= 0)
         && !busy.test(r.tabletId());
   }
 

@@ -14,6 +14,7 @@ import io.nyala.common.security.LogPayloads;
 import io.nyala.tserver.consensus.AppliedWrites;
 import io.nyala.tserver.consensus.BlockStoreOpener;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.consensus.WriteBatcher;
 import io.nyala.tserver.fs.BlockManager;
 import io.nyala.tserver.tablet.BlockTabletStore;
 import io.nyala.tserver.tablet.WriteSchemaCache;
@@ -57,6 +58,8 @@ public final class TabletReplica {
   private volatile BlockStoreOpener storeOpener;
   /** Results of recent writes, kept across hibernation (see {@link AppliedWrites}). */
   private final AppliedWrites appliedWrites = new AppliedWrites();
+  /** Groups concurrent writes into entries while this replica leads; made on first write. */
+  private volatile WriteBatcher writeBatcher;
   /** Write schemas already checked against {@link #schema()}, for the Write RPC. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
   /**
@@ -187,6 +190,23 @@ public final class TabletReplica {
   /** The results of the writes applied here recently, by client id and sequence number. */
   public AppliedWrites appliedWrites() {
     return appliedWrites;
+  }
+
+  /**
+   * The replica's write batcher (docs/architecture.md, "Write path"), made with
+   * {@code settings} on first use; it outlives the group, as {@link #appliedWrites()} does.
+   */
+  public WriteBatcher writeBatcher(WriteBatcher.Settings settings) {
+    WriteBatcher b = writeBatcher;
+    if (b == null) {
+      synchronized (this) {
+        if (writeBatcher == null) {
+          writeBatcher = new WriteBatcher(appliedWrites, settings);
+        }
+        b = writeBatcher;
+      }
+    }
+    return b;
   }
 
   /** Forgets the state machine of a group that closed (hibernated): reports must not read it. */

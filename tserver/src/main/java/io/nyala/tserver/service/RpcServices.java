@@ -12,6 +12,7 @@ import io.nyala.tserver.replica.ReplicaHibernator;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.scan.ScannerManager;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.apache.ratis.server.RaftServer;
 
@@ -38,24 +39,28 @@ public final class RpcServices {
    * @param hibernator answers peers' HibernateReplica and WakeReplica calls
    * @param selfUuid this server's uuid
    * @param metrics where handlers register their counters
+   * @param writeBatches where write entries queued behind an applied one are submitted
    */
   public record Parts(TabletManager tablets, Supplier<RaftServer> raft, Channels channels,
       ClusterIdGuard clusterGuard, ScannerManager scanners, CopySessions copySessions,
-      ReplicaHibernator hibernator, String selfUuid, MetricRegistry metrics) {}
+      ReplicaHibernator hibernator, String selfUuid, MetricRegistry metrics,
+      Executor writeBatches) {}
 
   /**
    * The limits the handlers enforce, from the server's flags.
    *
    * @param maxWriteRequestBytes {@code --max_write_request_bytes}
+   * @param writeMaxEntriesInFlight {@code --write_max_entries_in_flight}
    * @param faultDropWriteResponseAfterCommit {@code --fault_drop_write_response_after_commit}
    * @param scannerDefaultBatchRows rows per scan page when the request does not say
    */
-  public record Limits(long maxWriteRequestBytes, boolean faultDropWriteResponseAfterCommit,
-      int scannerDefaultBatchRows) {}
+  public record Limits(long maxWriteRequestBytes, int writeMaxEntriesInFlight,
+      boolean faultDropWriteResponseAfterCommit, int scannerDefaultBatchRows) {}
 
   /** The data, admin and tablet copy services, in that order. */
   public static List<BindableService> build(Parts p, Limits limits) {
     WriteHandler writes = new WriteHandler(p.tablets(), p.raft(), limits.maxWriteRequestBytes(),
+        limits.writeMaxEntriesInFlight(), p.writeBatches(),
         limits.faultDropWriteResponseAfterCommit(), p.metrics());
     ScanHandler scans = new ScanHandler(p.tablets(), p.raft(), p.scanners(),
         limits.scannerDefaultBatchRows(), p.metrics());

@@ -142,7 +142,8 @@ class TabletStateMachineTest {
     return WriteResultPB.parseFrom(f.get().getContent().toByteArray());
   }
 
-  private static NyalaException failure(CompletableFuture<Message> f) {
+  /** Why {@code f} failed; fails the test if it completed normally. */
+  static NyalaException failure(CompletableFuture<?> f) {
     try {
       f.get();
     } catch (ExecutionException e) {
