@@ -34,7 +34,8 @@ class TserverBenchCommandsTest {
     String out = nyala("bench", "wal-append", "--writers", "2", "--batches-per-writer", "100",
         "--ops-per-batch", "3", "--inflight", "4", "--verify", "--work-dir", dir.toString());
     assertThat(out).containsPattern("Time spent appending 200 batches \\(2 writers\\): \\d+ ms")
-        .contains("batches/s: ").contains("ops/s: ").contains("verified: 200 write entries");
+        .contains("batches/s: ").contains("ops/s: ").containsPattern("Raft entries: \\d+ ")
+        .contains("verified: 200 write batches in the Raft log, in order per writer");
   }
 
   @Test
