@@ -130,7 +130,7 @@ final class ExternalProcess {
    * Waits for the output thread to reach the end of an ended process's output: on a loaded box
    * it can take seconds to copy the last lines, and a cluster's leak check counts the thread.
    */
-  private void awaitOutputCopied() {
+  void awaitOutputCopied() {
     try {
       pump.join(PUMP_DRAIN_MS);
     } catch (InterruptedException e) {

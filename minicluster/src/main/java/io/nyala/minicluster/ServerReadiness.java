@@ -71,6 +71,9 @@ final class ServerReadiness {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
       while (System.nanoTime() < deadline) {
         if (!p.isAlive()) {
+          // Its output reaches the log through a copying thread: read it once that is done,
+          // else a loaded box shows an empty log instead of the reason the server printed.
+          p.awaitOutputCopied();
           throw NyalaException.illegalState("%s exited during start: %s (log: %s)", name,
               reason(log), log);
         }
