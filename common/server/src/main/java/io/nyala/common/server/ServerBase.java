@@ -145,6 +145,14 @@ public abstract class ServerBase implements AutoCloseable {
         () -> (System.nanoTime() - startNanos) / 1e9);
     ProcessMetrics.register(metrics);
     metrics.addSource(new RatisMetricSource(RaftIds.peerId(fs.uuid()).toString()));
+    if (wireTls.speaksTls()) { // docs/architecture.md, "TLS and the internal CA"
+      metrics.doubleGauge("certificate_expiry_seconds", "Seconds until the certificate this "
+          + "server presents expires (its notAfter; negative once past)", () -> {
+            ServerCredentials c = wireTls.credentials();
+            return c == null ? Double.NaN : (c.expiresAt().toEpochMilli()
+                - System.currentTimeMillis()) / 1000.0;
+          });
+    }
     metrics.counterFrom("network_partition_dropped_calls_total", "Inbound RPC and Raft calls "
         + "dropped because an injected network partition cuts their sender off",
         networkFaults::droppedCalls);
