@@ -24,6 +24,7 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Date;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -110,12 +111,7 @@ public final class CertificateRequester {
           new ServerCredentials(key.getPrivate(), stored).renewAt());
       return new ServerCredentials(key.getPrivate(), stored);
     }
-    Csr csr = Csr.create(key, uuid, List.copyOf(hosts));
-    int version = keys.currentVersion();
-    IssueCertificateRequestPB req = IssueCertificateRequestPB.newBuilder()
-        .setCsrDer(ByteString.copyFrom(csr.toDer()))
-        .setMembershipProof(ByteString.copyFrom(MembershipProof.of(keys, version, csr.toDer())))
-        .setProofKeyVersion(version).build();
+    IssueCertificateRequestPB req = requestFor(key, uuid, hosts);
     List<X509Certificate> chain;
     try (Channels channels = new Channels().useTls(anonymous)) {
       chain = request(channels, req, timeoutMs, stop);
@@ -125,6 +121,52 @@ public final class CertificateRequester {
     LOG.info("{}: certificate issued by the master's CA, valid until {}", name,
         issued.expiresAt());
     return issued;
+  }
+
+  /**
+   * A new certificate for the stored key while the server runs (docs/architecture.md, "TLS and
+   * the internal CA"): the same request as at start, sent once to each master in turn until one
+   * issues (no waiting between rounds: the caller retries on its own schedule), checked against
+   * the trusted CA and the key, and stored in place of the previous chain (atomically) before it
+   * is returned. The stored key stays.
+   *
+   * @throws NyalaException naming the server: the master's refusal, UNAVAILABLE or TIMED_OUT
+   *     with the last master's answer, CORRUPTION for a chain that is not for the key or not
+   *     from the trusted CA
+   */
+  public ServerCredentials renew(Env env, Path walDir, String uuid, Collection<String> hosts,
+      SslContext anonymous, BooleanSupplier stop) {
+    if (keys == null) {
+      throw NyalaException.illegalState("tablet server %s: cannot renew its certificate without "
+          + "the cluster key (--encrypt_data_at_rest)", name);
+    }
+    CredentialFiles files = new CredentialFiles(env, walDir);
+    KeyPair key = files.loadOrCreateKey();
+    List<X509Certificate> chain;
+    try (Channels channels = new Channels().useTls(anonymous)) {
+      chain = request(channels, requestFor(key, uuid, hosts), 0, stop);
+    }
+    X509Certificate leaf = chain.get(0);
+    try {
+      leaf.verify(trustedCa.getPublicKey());
+      leaf.checkValidity(Date.from(clock.instant()));
+    } catch (GeneralSecurityException e) {
+      throw NyalaException.corruption("tablet server %s: the renewed certificate (serial %s) is "
+          + "not usable: %s", name, leaf.getSerialNumber().toString(16), e.getMessage());
+    }
+    ServerCredentials renewed = new ServerCredentials(key.getPrivate(), chain);
+    files.storeChain(chain);
+    return renewed;
+  }
+
+  private IssueCertificateRequestPB requestFor(KeyPair key, String uuid,
+      Collection<String> hosts) {
+    Csr csr = Csr.create(key, uuid, List.copyOf(hosts));
+    int version = keys.currentVersion();
+    return IssueCertificateRequestPB.newBuilder()
+        .setCsrDer(ByteString.copyFrom(csr.toDer()))
+        .setMembershipProof(ByteString.copyFrom(MembershipProof.of(keys, version, csr.toDer())))
+        .setProofKeyVersion(version).build();
   }
 
   /** Whether a stored chain can be presented again without asking the master. */
@@ -192,8 +234,9 @@ public final class CertificateRequester {
       sleep(backoff);
       backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
     }
-    throw NyalaException.timedOut("tablet server %s: no certificate from the master's CA "
-        + "within %d ms (masters %s); last answer: %s", name, timeoutMs, masters,
+    throw NyalaException.timedOut("tablet server %s: no certificate from the master's CA %s "
+        + "(masters %s); last answer: %s", name,
+        timeoutMs > 0 ? "within " + timeoutMs + " ms" : "after asking each once", masters,
         last.getMessage());
   }
 
