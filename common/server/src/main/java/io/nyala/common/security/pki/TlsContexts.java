@@ -95,8 +95,8 @@ public final class TlsContexts {
    * {@code ctx}, made to forget its TLS sessions whenever {@code keys} swaps: a resumed session
    * skips the certificates, so a reconnection resuming a session of the old certificate would
    * go on with it (as the peer sees it) instead of presenting the new one. Ratis builds its own
-   * contexts, out of reach: its reconnections may resume until the session times out, while
-   * the old certificate is still valid for a third of its validity.
+   * contexts, out of reach: its reconnections may resume a session of the old certificate until
+   * that session times out (it proves the same server the old certificate did).
    */
   private static SslContext forgettingSessionsOnSwap(SslContext ctx, SwappableKeyManager keys) {
     keys.onSwap(() -> forgetSessions(ctx.sessionContext()));
