@@ -39,7 +39,6 @@ import io.nyala.tserver.web.StatusPage;
 import io.nyala.tserver.web.TabletsPage;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -116,7 +115,7 @@ public class TabletServer extends ServerBase {
       certificateRenewal = new CertificateRenewal(name, new CertificateRequester(name,
           masterAddresses(), keyProvider, wireTls.trustedCa()), fs.env(), fs.walDir(), uuid(),
           CertificateRequester.hosts(rpcAddress(), raftAddress(), clientRpcAddress()),
-          wireTls.anonymousChannelContext(), this::isClosed, Clock.systemUTC());
+          wireTls.anonymousChannelContext(), this::isClosed);
       useIssuedCredentials(certificateRenewal.obtain(topts.tlsCertificateRequestTimeoutMs));
     }
     blockManager = openBlockManager();

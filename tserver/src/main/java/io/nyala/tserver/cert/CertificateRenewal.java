@@ -76,6 +76,15 @@ public final class CertificateRenewal {
    * @param stop whether the server is closing (stops the asking)
    */
   public CertificateRenewal(String name, CertificateRequester requester, Env env, Path walDir,
+      String uuid, Collection<String> hosts, SslContext anonymous, BooleanSupplier stop) {
+    this(name, requester, env, walDir, uuid, hosts, anonymous, stop, Clock.systemUTC());
+  }
+
+  /**
+   * With the clock that tells when the certificate is due or expired: the wall clock, since
+   * X.509 validity is wall-clock time (tests give one they move).
+   */
+  CertificateRenewal(String name, CertificateRequester requester, Env env, Path walDir,
       String uuid, Collection<String> hosts, SslContext anonymous, BooleanSupplier stop,
       Clock clock) {
     this.name = name;
