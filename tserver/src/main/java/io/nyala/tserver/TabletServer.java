@@ -8,6 +8,7 @@ import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.schema.Schema;
+import io.nyala.common.security.cert.CertificateRenewal;
 import io.nyala.common.security.cert.CertificateRequester;
 import io.nyala.common.server.ServerBase;
 import io.nyala.tserver.background.PeriodicTasks;
@@ -41,9 +42,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -84,6 +83,8 @@ public class TabletServer extends ServerBase {
   private ClusterIdGuard clusterGuard;
   /** Periodic work of the whole server; see {@link #maintenancePool()}. */
   private volatile ScheduledExecutorService maintenancePool;
+  /** Renews the certificate from the master's CA while the server runs; null otherwise. */
+  private CertificateRenewal certificateRenewal;
 
   public TabletServer(TserverOptions options) {
     super("tserver", options, DEFAULT_RPC_PORT, DEFAULT_RAFT_PORT, DEFAULT_WEB_PORT);
@@ -105,14 +106,14 @@ public class TabletServer extends ServerBase {
 
   private void startInternal() {
     topts.checkMaxWriteRequestBytes();
-    armCrashPoints();
+    CrashPoints.installFromFlag(topts.faultCrashPoints, StoreCrashPoints.ALL);
     openFs();
     opsApplied = metrics.counter("ops_applied_total",
         "Row operations applied by this server's tablet replicas (leaders and followers)");
     clusterGuard = ClusterIdGuard.open(fs.env(), fs.walDir());
     if (wireTls.awaitsCertificate()) { // docs/architecture.md, "TLS and the internal CA"
-      useRequestedCertificate(masterAddresses(), CertificateRequester.hosts(rpcAddress(),
-          raftAddress(), clientRpcAddress()));
+      certificateRenewal = useRequestedCertificate(masterAddresses(),
+          CertificateRequester.hosts(rpcAddress(), raftAddress(), clientRpcAddress()));
     }
     blockManager = openBlockManager();
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
@@ -141,6 +142,9 @@ public class TabletServer extends ServerBase {
     PeriodicTasks.scheduleSweep(maintenance, topts.scannerTtlMs, topts.tabletCopySessionTtlMs,
         scanners, copySessions, tabletManager);
     startHibernation(maintenance);
+    if (certificateRenewal != null) {
+      certificateRenewal.start(maintenance, metrics, wireTls);
+    }
 
     if (!topts.enableMaintenanceManager) {
       LOG.warn("--enable_maintenance_manager=false: tablets flush only when asked and never "
@@ -199,15 +203,6 @@ public class TabletServer extends ServerBase {
         0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5);
     hibernator.onWake(ms -> wakeLatency.observe(ms / 1000.0));
     PeriodicTasks.scheduleHibernationPasses(maintenance, hibernator, topts.tabletHibernateAfterMs);
-  }
-
-  /** Installs {@code --fault_crash_points} process-wide; leaves the process alone when empty. */
-  private void armCrashPoints() {
-    Map<String, Double> armed = CrashPoints.parse(topts.faultCrashPoints, StoreCrashPoints.ALL);
-    if (!armed.isEmpty()) {
-      CrashPoints.install(new CrashPoints(armed, new SplittableRandom(),
-          CrashPoints.CrashAction.HALT));
-    }
   }
 
   /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */

@@ -27,26 +27,33 @@ class WallClockUseTest {
           + "|new Date\\(|LocalDateTime\\.now\\(|ZonedDateTime\\.now\\(");
 
   /** File (relative to the repository) → why it may read the wall clock. */
-  private static final Map<String, String> ALLOWED = Map.of(
-      "common/server/src/main/java/io/nyala/common/server/ServerBase.java",
-      "start time, shown on status pages; whether its own certificate is within its X.509 "
-          + "validity (wall-clock times)",
-      "common/server/src/main/java/io/nyala/common/fs/ServerFs.java",
-      "format stamp and created_time_millis persisted in the instance file",
-      "master/src/main/java/io/nyala/master/catalog/NewTableEntries.java",
-      "created_time_millis persisted in the table's catalog entry",
-      "tserver/src/main/java/io/nyala/tserver/replica/ReplicaCreator.java",
-      "created_time_millis persisted in the tablet metadata",
-      "tserver/src/main/java/io/nyala/tserver/replica/ReplicaHibernator.java",
-      "hibernated_time_millis persisted in the tablet metadata",
-      "tserver/src/main/java/io/nyala/tserver/fs/log/LogBlockManager.java",
-      "LBM record timestamps, persisted",
-      "minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenWriter.java",
-      "timestamps written as row values",
-      "common/server/src/main/java/io/nyala/common/security/tls/CertFiles.java",
-      "certificate validity: X.509 notBefore/notAfter are wall-clock times",
-      "master/src/main/java/io/nyala/master/MasterServer.java",
-      "the internal CA's clock: X.509 validity of the certificates it issues is wall-clock time");
+  private static final Map<String, String> ALLOWED = Map.ofEntries(
+      Map.entry("common/server/src/main/java/io/nyala/common/server/ServerBase.java",
+          "start time, shown on status pages; whether its own certificate is within its X.509 "
+              + "validity (wall-clock times)"),
+      Map.entry("common/server/src/main/java/io/nyala/common/fs/ServerFs.java",
+          "format stamp and created_time_millis persisted in the instance file"),
+      Map.entry("master/src/main/java/io/nyala/master/catalog/NewTableEntries.java",
+          "created_time_millis persisted in the table's catalog entry"),
+      Map.entry("tserver/src/main/java/io/nyala/tserver/replica/ReplicaCreator.java",
+          "created_time_millis persisted in the tablet metadata"),
+      Map.entry("tserver/src/main/java/io/nyala/tserver/replica/ReplicaHibernator.java",
+          "hibernated_time_millis persisted in the tablet metadata"),
+      Map.entry("tserver/src/main/java/io/nyala/tserver/fs/log/LogBlockManager.java",
+          "LBM record timestamps, persisted"),
+      Map.entry("minicluster/src/main/java/io/nyala/minicluster/cli/LoadgenWriter.java",
+          "timestamps written as row values"),
+      Map.entry("common/server/src/main/java/io/nyala/common/security/tls/CertFiles.java",
+          "certificate validity: X.509 notBefore/notAfter are wall-clock times"),
+      Map.entry("common/server/src/main/java/io/nyala/common/security/tls/WireTls.java",
+          "seconds until its certificate's X.509 notAfter (a wall-clock time), as a metric"),
+      Map.entry("master/src/main/java/io/nyala/master/MasterServer.java",
+          "the internal CA's clock: X.509 validity of the certificates it issues is wall-clock "
+              + "time"),
+      Map.entry("common/server/src/main/java/io/nyala/common/security/cert/"
+              + "CertificateRenewal.java",
+          "when its certificate is due for renewal or expired: X.509 validity is wall-clock "
+              + "time (its waits run on the pool's monotonic clock, an hour at most)"));
 
   @Test
   void onlyHumanFacingOrPersistedTimesReadTheWallClock() throws IOException {

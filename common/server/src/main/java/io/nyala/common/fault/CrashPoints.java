@@ -3,6 +3,7 @@ package io.nyala.common.fault;
 import io.nyala.common.NyalaException;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -107,6 +108,18 @@ public final class CrashPoints {
     installed = points;
     if (!points.fractions.isEmpty()) {
       LOG.warn("UNSAFE test fault on: this process crashes at {}", points.fractions);
+    }
+  }
+
+  /**
+   * Arms the points {@code spec} names ({@link #parse}), each halting the process when its draw
+   * says so; leaves the process alone when it names none. A server's start calls it with its
+   * {@code --fault_crash_points}.
+   */
+  public static void installFromFlag(String spec, Set<String> known) {
+    Map<String, Double> armed = parse(spec, known);
+    if (!armed.isEmpty()) {
+      install(new CrashPoints(armed, new SplittableRandom(), CrashAction.HALT));
     }
   }
 

@@ -27,7 +27,7 @@ import io.nyala.common.security.KeyProvider;
 import io.nyala.common.security.authz.CallerAuthentication;
 import io.nyala.common.security.authz.RpcAuthentication;
 import io.nyala.common.security.authz.RpcAuthorization;
-import io.nyala.common.security.cert.CertificateRequester;
+import io.nyala.common.security.cert.CertificateRenewal;
 import io.nyala.common.security.cert.CredentialFiles;
 import io.nyala.common.security.pki.ServerCredentials;
 import io.nyala.common.security.tls.WireTls;
@@ -147,6 +147,10 @@ public abstract class ServerBase implements AutoCloseable {
         () -> (System.nanoTime() - startNanos) / 1e9);
     ProcessMetrics.register(metrics);
     metrics.addSource(new RatisMetricSource(RaftIds.peerId(fs.uuid()).toString()));
+    if (wireTls.speaksTls()) { // docs/architecture.md, "TLS and the internal CA"
+      metrics.doubleGauge("certificate_expiry_seconds", "Seconds until the certificate this "
+          + "server presents expires (negative once past)", () -> wireTls.secondsLeft());
+    }
     metrics.counterFrom("network_partition_dropped_calls_total", "Inbound RPC and Raft calls "
         + "dropped because an injected network partition cuts their sender off",
         networkFaults::droppedCalls);
@@ -163,13 +167,16 @@ public abstract class ServerBase implements AutoCloseable {
 
   /**
    * Presents this server's certificate for {@code hosts} from the leader master's CA, asked of
-   * {@code masters} unless the stored one is good (docs/architecture.md, "TLS and the internal
-   * CA").
+   * {@code masters} unless the stored one is good; returns what renews it while the server runs,
+   * once started (docs/architecture.md, "TLS and the internal CA").
    */
-  protected void useRequestedCertificate(List<HostPort> masters, List<String> hosts) {
-    useIssuedCredentials(new CertificateRequester(roleLabel() + " " + name, masters, keyProvider,
-        wireTls.trustedCa(), java.time.Clock.systemUTC()).obtain(new CredentialFiles(fs.env(),
-        fs.walDir()), uuid(), hosts, options.tlsCertificateRequestTimeoutMs, this::isClosed));
+  protected CertificateRenewal useRequestedCertificate(List<HostPort> masters,
+      List<String> hosts) {
+    CertificateRenewal renewal = CertificateRenewal.of(roleLabel() + " " + name, masters,
+        keyProvider, wireTls.trustedCa(), new CredentialFiles(fs.env(), fs.walDir()), uuid(),
+        hosts, this::isClosed);
+    useIssuedCredentials(renewal.obtain(options.tlsCertificateRequestTimeoutMs));
+    return renewal;
   }
 
   /** Builds (not starts) this server's RaftServer with the per-server properties. */
@@ -236,10 +243,6 @@ public abstract class ServerBase implements AutoCloseable {
   /** Hook: role-specific settings of the RPC server before it starts. */
   protected void customizeRpc(RpcServer rpc) { }
 
-  protected void startWeb(Supplier<String> homePage) {
-    startWeb(homePage, web -> { });
-  }
-
   /**
    * Starts the HTTP server with its home page; {@code pages} adds the role's other pages and
    * nav links before it listens.
@@ -273,10 +276,7 @@ public abstract class ServerBase implements AutoCloseable {
     return fs.env();
   }
 
-  /**
-   * The disk faults {@link #env()} injects into this server's files (tests add rules here; see
-   * docs/data-safety.md, "Disk faults"). Null before the server opened its directories.
-   */
+  /** Disk faults {@link #env()} injects (docs/data-safety.md, "Disk faults"); null early. */
   public DiskFaults diskFaults() {
     return fs == null ? null : fs.diskFaults();
   }
@@ -298,10 +298,7 @@ public abstract class ServerBase implements AutoCloseable {
     return metrics;
   }
 
-  /**
-   * The servers this one does not hear from, for tests that inject a network partition in
-   * process (docs/testing.md, "Network partitions").
-   */
+  /** Whom this server does not hear from (docs/testing.md, "Network partitions"). */
   public NetworkFaults networkFaults() {
     return networkFaults;
   }

@@ -44,7 +44,7 @@ class LoopbackDefaultTest {
       startRpc(List.of());
       buildRaftServer(gid -> new BaseStateMachine(), null, RaftStorage.StartupOption.RECOVER);
       startRaft();
-      startWeb(() -> "<p>home</p>");
+      startWeb(() -> "<p>home</p>", web -> { });
     }
   }
 

@@ -14,12 +14,14 @@ import io.nyala.common.security.pki.Csr;
 import io.nyala.common.security.pki.ServerCredentials;
 import io.nyala.common.security.pki.TlsContexts;
 import java.io.ByteArrayInputStream;
+import java.security.GeneralSecurityException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Date;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -154,6 +156,32 @@ public final class CertificateRequester {
     }
   }
 
+  /**
+   * A new certificate for the stored key while the server runs (docs/architecture.md, "TLS and
+   * the internal CA"): the same request as at start, sent once to each master in turn until one
+   * issues (no waiting between rounds: the caller retries on its own schedule), checked against
+   * the trusted CA, the key and the clock, and stored in place of the previous chain
+   * (atomically) before it is returned. The stored key stays.
+   *
+   * @throws NyalaException naming the server: the master's refusal, TIMED_OUT with the last
+   *     master's answer, INVALID_ARGUMENT for a chain that is not for the key or not from the
+   *     trusted CA, CORRUPTION for one that is not valid now
+   */
+  public ServerCredentials renew(CredentialFiles files, String uuid, Collection<String> hosts,
+      BooleanSupplier stop) {
+    checkCanAsk();
+    StoredCredentials stored = StoredCredentials.load(files, hosts, trustedCa, clock.instant());
+    List<X509Certificate> chain = request(stored.request(uuid, hosts), 0, stop);
+    X509Certificate leaf = chain.get(0);
+    try {
+      leaf.checkValidity(Date.from(clock.instant()));
+    } catch (GeneralSecurityException e) {
+      throw NyalaException.corruption("%s: the renewed certificate (serial %s) is not usable: "
+          + "%s", server, leaf.getSerialNumber().toString(16), e.getMessage());
+    }
+    return stored.replaceWith(files, chain, trustedCa, "the master's CA");
+  }
+
   private List<X509Certificate> request(Channels channels, IssueCertificateRequestPB req,
       long timeoutMs, BooleanSupplier stop) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -185,8 +213,9 @@ public final class CertificateRequester {
       sleep(backoff);
       backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
     }
-    throw NyalaException.timedOut("%s: no certificate from the master's CA within %d ms "
-        + "(masters %s); last answer: %s", server, timeoutMs, masters,
+    throw NyalaException.timedOut("%s: no certificate from the master's CA %s (masters %s); "
+        + "last answer: %s", server,
+        timeoutMs > 0 ? "within " + timeoutMs + " ms" : "after asking each once", masters,
         last.getMessage());
   }
 

@@ -5,6 +5,7 @@ import io.nyala.common.NyalaException;
 import io.nyala.common.security.OwnerOnlyFiles;
 import io.nyala.common.security.pki.Pem;
 import io.nyala.common.security.pki.ServerCredentials;
+import io.nyala.common.security.pki.SwappableKeyManager;
 import io.nyala.common.security.pki.TlsContexts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,13 +30,16 @@ import org.apache.ratis.grpc.GrpcTlsConfig;
 public final class WireTls {
   private static final WireTls PLAINTEXT = new WireTls(null, null);
 
-  /** Null when plaintext, or while the certificate is still to come from the master's CA. */
-  private final ServerCredentials own;
+  /**
+   * What the server presents, swappable while it runs ({@link #swapCredentials}); null when
+   * plaintext, or while the certificate is still to come from the master's CA.
+   */
+  private final SwappableKeyManager own;
   /** Null when plaintext. */
   private final X509Certificate trustedCa;
 
   private WireTls(ServerCredentials own, X509Certificate trustedCa) {
-    this.own = own;
+    this.own = own == null ? null : new SwappableKeyManager(own);
     this.trustedCa = trustedCa;
   }
 
@@ -156,9 +160,19 @@ public final class WireTls {
     return trustedCa;
   }
 
-  /** The credentials this server presents, or null. */
+  /** The credentials this server presents now, or null. */
   public ServerCredentials credentials() {
-    return own;
+    return own == null ? null : own.current();
+  }
+
+  /**
+   * Seconds until the certificate presented now expires (its X.509 notAfter, a wall-clock time;
+   * negative once past), or NaN while there is none.
+   */
+  public double secondsLeft() {
+    ServerCredentials c = credentials();
+    return c == null ? Double.NaN
+        : (c.expiresAt().toEpochMilli() - System.currentTimeMillis()) / 1000.0;
   }
 
   /**
@@ -168,6 +182,26 @@ public final class WireTls {
    * @throws NyalaException INVALID_ARGUMENT when the certificate is not the trusted CA's
    */
   public WireTls withCredentials(ServerCredentials issued) {
+    checkIssuedByTrustedCa(issued);
+    return new WireTls(issued, trustedCa);
+  }
+
+  /**
+   * Presents {@code next} in every TLS handshake from now on: of Nyala's gRPC server, of this
+   * server's channels, of Ratis and of HTTPS, all built on the same key manager. Connections
+   * made before keep going with what they presented (docs/architecture.md, "TLS and the internal
+   * CA").
+   *
+   * @throws NyalaException INVALID_ARGUMENT when the trusted CA did not issue {@code next}, or
+   *     ILLEGAL_STATE when this server has no certificate to swap
+   */
+  public void swapCredentials(ServerCredentials next) {
+    require();
+    checkIssuedByTrustedCa(next);
+    own.swap(next);
+  }
+
+  private void checkIssuedByTrustedCa(ServerCredentials issued) {
     if (trustedCa == null) {
       throw NyalaException.illegalState("TLS is off (--rpc_encryption)");
     }
@@ -179,15 +213,6 @@ public final class WireTls {
           issued.leaf().getSubjectX500Principal().getName(),
           trustedCa.getSubjectX500Principal().getName());
     }
-    return new WireTls(issued, trustedCa);
-  }
-
-  /** A channel context trusting the CA and presenting nothing: a first contact's. */
-  public SslContext anonymousChannelContext() {
-    if (trustedCa == null) {
-      throw NyalaException.illegalState("TLS is off (--rpc_encryption)");
-    }
-    return TlsContexts.forClient(trustedCa);
   }
 
   /** The context of Nyala's gRPC server: presents the certificate, client's optional. */
@@ -210,7 +235,7 @@ public final class WireTls {
     return TlsContexts.forHttps(require());
   }
 
-  private ServerCredentials require() {
+  private SwappableKeyManager require() {
     if (own == null) {
       throw NyalaException.illegalState("TLS is off (--rpc_encryption)");
     }
@@ -222,7 +247,8 @@ public final class WireTls {
     if (trustedCa == null) {
       return "plaintext";
     }
-    return (own == null ? "TLS awaiting a certificate from the master's CA" : "TLS as " + own)
+    return (own == null ? "TLS awaiting a certificate from the master's CA"
+        : "TLS as " + own.current())
         + ", trusting '"
         + trustedCa.getSubjectX500Principal().getName() + "'";
   }

@@ -21,4 +21,13 @@ final class TestPki {
     return new ServerCredentials(keys.getPrivate(),
         List.of(ca.issue(csr, Duration.ofDays(1)), ca.certificate()));
   }
+
+  /** A new certificate for the key and subject of {@code old}, as a renewal gets. */
+  ServerCredentials renewed(ServerCredentials old) {
+    Csr csr = Csr.create(EcKeys.keyPairOf(old.privateKey()),
+        old.leaf().getSubjectX500Principal().getName().substring("CN=".length()),
+        List.of("127.0.0.1", "localhost"));
+    return new ServerCredentials(old.privateKey(),
+        List.of(ca.issue(csr, Duration.ofDays(1)), ca.certificate()));
+  }
 }

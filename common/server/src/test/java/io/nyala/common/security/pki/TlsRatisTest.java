@@ -9,15 +9,12 @@ import io.nyala.common.consensus.FirstElectionWindow;
 import io.nyala.common.consensus.RaftSettings;
 import io.nyala.common.net.TestPorts;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
@@ -35,8 +32,6 @@ import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.statemachine.TransactionContext;
-import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -56,7 +51,7 @@ class TlsRatisTest {
   Path dir;
 
   private final List<RaftServer> servers = new ArrayList<>();
-  private final List<Recorder> machines = new ArrayList<>();
+  private final List<AppliedRecorder> machines = new ArrayList<>();
   private RaftGroup group;
 
   @AfterEach
@@ -77,7 +72,7 @@ class TlsRatisTest {
       assertThat(reply.isSuccess()).as("reply %s", reply).isTrue();
     }
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      for (Recorder m : machines) {
+      for (AppliedRecorder m : machines) {
         assertThat(m.applied).containsExactly("hello over tls");
       }
     });
@@ -95,7 +90,7 @@ class TlsRatisTest {
             .isInstanceOf(IOException.class).hasMessageContaining("UNAVAILABLE");
       }
     }
-    for (Recorder m : machines) {
+    for (AppliedRecorder m : machines) {
       assertThat(m.applied).isEmpty();
     }
   }
@@ -112,7 +107,7 @@ class TlsRatisTest {
       int port = Integer.parseInt(peer.getAddress().substring("127.0.0.1:".length()));
       RaftProperties p = RaftSettings.forServer(dir.resolve("s" + i).toFile(),
           new HostPort("127.0.0.1", port), 1000, 2000, Map.of());
-      Recorder machine = new Recorder();
+      AppliedRecorder machine = new AppliedRecorder();
       machines.add(machine);
       servers.add(RaftServer.newBuilder().setServerId(peer.getId()).setProperties(p)
           .setParameters(tlsParameters(PKI.server(), PKI)).setGroup(group).setStateMachine(machine)
@@ -146,18 +141,5 @@ class TlsRatisTest {
       }
     }
     return null;
-  }
-
-  /** Records the payload of each applied entry. */
-  private static final class Recorder extends BaseStateMachine {
-    final List<String> applied = new CopyOnWriteArrayList<>();
-
-    @Override
-    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
-      var entry = trx.getLogEntry();
-      applied.add(entry.getStateMachineLogEntry().getLogData().toString(StandardCharsets.UTF_8));
-      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-      return CompletableFuture.completedFuture(Message.EMPTY);
-    }
   }
 }
