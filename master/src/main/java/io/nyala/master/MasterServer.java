@@ -13,6 +13,7 @@ import io.nyala.common.proto.master.GetTableLocationsResponsePB;
 import io.nyala.common.proto.master.MasterServiceGrpc;
 import io.nyala.common.rpc.RpcServer;
 import io.nyala.common.security.LogPayloads;
+import io.nyala.common.security.cert.CertificateRenewal;
 import io.nyala.common.security.cert.CertificateRequester;
 import io.nyala.common.security.cert.CredentialFiles;
 import io.nyala.common.security.pki.CertificateAuthority;
@@ -105,9 +106,8 @@ public class MasterServer extends ServerBase {
     // Read once: a master with the CA's key issues its own certificate and imports the CA.
     CertificateAuthority operatorCa = OperatorCa.read(o.tlsCaKeyFile, o.trustedCaFile,
         Clock.systemUTC());
-    if (wireTls.awaitsCertificate()) { // before any listener: peers need its certificate
-      useOwnCertificate(operatorCa);
-    }
+    CertificateRenewal renewal = wireTls.awaitsCertificate() // before any listener
+        ? useOwnCertificate(operatorCa) : null;
     // Random keys per leader term, wrapped in each entry: never a key derived from the cluster
     // key, which two catalogs under one cluster key would share (docs/encryption.md).
     sysCatalog = new SysCatalog(fs.env(), LogPayloads.wrapped("sys-catalog", keyProvider,
@@ -155,6 +155,7 @@ public class MasterServer extends ServerBase {
         options.webserverExposeTabletIds);
     startWeb(pages::render, pages::addTo);
     registerMetrics(metrics);
+    MasterCertificate.startRenewal(renewal, name, metrics, wireTls, this::onClose);
 
     ticker = Executors.newSingleThreadScheduledExecutor(LogContext.threadFactory(name, "ticker"));
     onClose(ticker::shutdownNow);
@@ -206,26 +207,27 @@ public class MasterServer extends ServerBase {
   /**
    * This master's certificate from the cluster's CA (docs/architecture.md, "TLS and the internal
    * CA"): issued by itself given the CA's key, else asked of the leader among the other masters,
-   * else (no other master) the stored one.
+   * else (no other master) the stored one. Returns what renews it while the master runs (null
+   * for the last).
    */
-  private void useOwnCertificate(CertificateAuthority operatorCa) {
+  private CertificateRenewal useOwnCertificate(CertificateAuthority operatorCa) {
     List<String> hosts = CertificateRequester.hosts(rpcAddress(), raftAddress(),
         clientRpcAddress());
     MasterCertificate own = new MasterCertificate("master " + name,
         new CredentialFiles(fs.env(), fs.walDir()), hosts, wireTls.trustedCa(), Clock.systemUTC());
+    Duration validity = Duration.ofSeconds(masterOptions.serverCertificateValiditySec);
     if (operatorCa != null) {
-      useIssuedCredentials(own.selfIssue(operatorCa, uuid(),
-          Duration.ofSeconds(masterOptions.serverCertificateValiditySec)));
-      return;
+      useIssuedCredentials(own.selfIssue(operatorCa, uuid(), validity));
+      return own.selfRenewal(operatorCa, uuid(), validity, this::isClosed);
     }
     List<HostPort> others = MasterCertificate.others(masterOptions.masters(DEFAULT_RPC_PORT),
         rpcAddress(), clientRpcAddress(), rpcBind);
     if (others.isEmpty()) {
       useIssuedCredentials(own.storedAlone());
-      return;
+      return null;
     }
     try {
-      useRequestedCertificate(others, hosts);
+      return useRequestedCertificate(others, hosts);
     } catch (NyalaException e) {
       throw MasterCertificate.noLeader("master " + name, e);
     }

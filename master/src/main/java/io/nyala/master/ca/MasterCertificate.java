@@ -3,16 +3,24 @@ package io.nyala.master.ca;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.StatusCode;
+import io.nyala.common.log.LogContext;
+import io.nyala.common.metrics.MetricRegistry;
+import io.nyala.common.security.cert.CertificateRenewal;
 import io.nyala.common.security.cert.CredentialFiles;
 import io.nyala.common.security.cert.StoredCredentials;
 import io.nyala.common.security.pki.CertificateAuthority;
 import io.nyala.common.security.pki.ServerCredentials;
+import io.nyala.common.security.tls.WireTls;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +81,30 @@ public final class MasterCertificate {
     LOG.info("{}: {}; issued its own certificate with the CA of --tls_ca_key_file, valid until "
         + "{}", master, stored.reason(), own.expiresAt());
     return own;
+  }
+
+  /**
+   * What renews a self-issued certificate while the master runs: a new one from {@code ca} for
+   * the stored key ({@link #selfIssue}) once the presented one is due.
+   */
+  public CertificateRenewal selfRenewal(CertificateAuthority ca, String uuid, Duration validity,
+      BooleanSupplier stop) {
+    return CertificateRenewal.selfIssued(master, () -> selfIssue(ca, uuid, validity), stop);
+  }
+
+  /**
+   * Starts {@code renewal} (null: nothing to renew) on a thread of its own: asking the other
+   * masters may wait on them, which the master's ticker must not. {@code onClose} ends it.
+   */
+  public static void startRenewal(CertificateRenewal renewal, String name,
+      MetricRegistry metrics, WireTls tls, Consumer<AutoCloseable> onClose) {
+    if (renewal == null) {
+      return;
+    }
+    ScheduledExecutorService pool = Executors.newSingleThreadScheduledExecutor(
+        LogContext.threadFactory(name, "cert-renewal"));
+    onClose.accept(pool::shutdownNow);
+    renewal.start(pool, metrics, tls);
   }
 
   /**

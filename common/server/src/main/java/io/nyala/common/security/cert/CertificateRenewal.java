@@ -16,6 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,10 @@ public final class CertificateRenewal {
   static final Duration WARN_EVERY = Duration.ofMinutes(1);
 
   private final String name;
+  /** Null for a server that issues its own ({@link #selfIssued}). */
   private final CertificateRequester requester;
+  /** Gets a new certificate for the server's key, stored; called when the current is due. */
+  private final Supplier<ServerCredentials> renewer;
   private final CredentialFiles files;
   private final String uuid;
   private final List<String> hosts;
@@ -78,13 +82,31 @@ public final class CertificateRenewal {
   }
 
   /**
+   * The renewal of a server that issues its own certificates ({@code issue}: a new one for its
+   * key, stored), such as a master holding the CA's key.
+   */
+  public static CertificateRenewal selfIssued(String name, Supplier<ServerCredentials> issue,
+      BooleanSupplier stop) {
+    return new CertificateRenewal(name, null, issue, null, "", List.of(), stop,
+        Clock.systemUTC());
+  }
+
+  /**
    * With the clock that tells when the certificate is due or expired: the wall clock, since
    * X.509 validity is wall-clock time (tests give one they move).
    */
   CertificateRenewal(String name, CertificateRequester requester, CredentialFiles files,
       String uuid, Collection<String> hosts, BooleanSupplier stop, Clock clock) {
+    this(name, requester, () -> requester.renew(files, uuid, hosts, stop), files, uuid, hosts,
+        stop, clock);
+  }
+
+  private CertificateRenewal(String name, CertificateRequester requester,
+      Supplier<ServerCredentials> renewer, CredentialFiles files, String uuid,
+      Collection<String> hosts, BooleanSupplier stop, Clock clock) {
     this.name = name;
     this.requester = requester;
+    this.renewer = renewer;
     this.files = files;
     this.uuid = uuid;
     this.hosts = List.copyOf(hosts);
@@ -92,7 +114,10 @@ public final class CertificateRenewal {
     this.clock = clock;
   }
 
-  /** The server's first credentials: {@link CertificateRequester#obtain}, before it serves. */
+  /**
+   * The server's first credentials: {@link CertificateRequester#obtain}, before it serves; not
+   * for a {@link #selfIssued} renewal.
+   */
   public ServerCredentials obtain(long timeoutMs) {
     return requester.obtain(files, uuid, hosts, timeoutMs, stop);
   }
@@ -139,7 +164,7 @@ public final class CertificateRenewal {
       return untilDue(now, t);
     }
     try {
-      ServerCredentials next = requester.renew(files, uuid, hosts, stop);
+      ServerCredentials next = renewer.get();
       tls.swapCredentials(next);
       renewals.inc();
       failures = 0;
