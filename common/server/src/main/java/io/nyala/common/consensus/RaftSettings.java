@@ -5,11 +5,9 @@ import java.io.File;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
@@ -17,25 +15,13 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * The Ratis properties of one server (they apply to every division it hosts, so they are sized
- * for many small groups: docs/dense-nodes.md, "The thread budget of awake replicas").
+ * for many small groups: docs/dense-nodes.md, "The thread budget of awake replicas"). Ratis'
+ * metrics need no setting here: they go to Nyala's own implementation of Ratis' metrics SPI
+ * ({@code common.metrics.ratis.RatisRegistries}), which has no JMX (docs/dense-nodes.md,
+ * "Ratis' metrics stay out of JMX").
  */
 public final class RaftSettings {
   private RaftSettings() {}
-
-  private static final AtomicBoolean METRICS_OFF_JMX = new AtomicBoolean();
-
-  /**
-   * Keeps Ratis' metrics out of JMX. Unless a reporter is registered before its first metric
-   * registry, Ratis registers every metric of every division as a JMX MBean, under the JVM's
-   * one MBean server lock: with hundreds of groups created, woken and hibernated, group adds
-   * queued on that lock and a tserver created about one replica a second. Nyala exports its
-   * own metrics; call this before building any RaftServer in the JVM (once is enough).
-   */
-  public static void keepMetricsOutOfJmx() {
-    if (METRICS_OFF_JMX.compareAndSet(false, true)) {
-      MetricRegistries.global().addReporterRegistration(r -> { }, r -> { });
-    }
-  }
 
   /**
    * Properties for a server storing its Raft state under {@code storageDir} and listening on

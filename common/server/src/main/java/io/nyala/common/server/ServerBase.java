@@ -17,6 +17,7 @@ import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
 import io.nyala.common.metrics.ProcessMetrics;
 import io.nyala.common.metrics.ratis.RatisMetricSource;
+import io.nyala.common.metrics.ratis.RatisRegistries;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.row.Redactor;
 import io.nyala.common.rpc.Channels;
@@ -182,7 +183,7 @@ public abstract class ServerBase implements AutoCloseable {
   /** Builds (not starts) this server's RaftServer with the per-server properties. */
   protected RaftServer buildRaftServer(StateMachine.Registry registry, RaftGroup group,
       RaftStorage.StartupOption option) {
-    RaftSettings.keepMetricsOutOfJmx();
+    RatisRegistries.requireLoaded();
     RaftProperties props = RaftSettings.forServer(fs.raftDir().toFile(), raftBind,
         options.raftElectionTimeoutMinMs, options.raftElectionTimeoutMaxMs,
         options.raftProperties);

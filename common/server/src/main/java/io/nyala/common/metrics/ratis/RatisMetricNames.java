@@ -6,12 +6,14 @@ import java.util.regex.Pattern;
 
 /**
  * Turns a Ratis metric's name into a Prometheus family name and the peer it names, if any.
- * Ratis registers each metric in its dropwizard registry as
- * {@code <application>.<component>.<registry prefix>.<metric>}, e.g.
- * {@code ratis.log_appender.<peer>@group-2B81DE4AC5A2.follower_<peer>_match_index}; the name
- * becomes {@code ratis_<component>_<snake_case name>}, the peer id lifted into a label so that the
+ * Ratis names a metric within a registry of an application, component and prefix, e.g.
+ * {@code follower_<peer>_match_index} in {@code ratis}, {@code log_appender},
+ * {@code <peer>@group-2B81DE4AC5A2}; the name becomes
+ * {@code ratis_<component>_<snake_case name>}, the peer id lifted into a label so that the
  * family name stays bounded, and a trailing {@code _count} dropped (Prometheus reserves it);
- * the caller adds the type's suffix ({@code _total}, {@code _seconds}).
+ * the caller adds the type's suffix ({@code _total}, {@code _seconds}). A name that still
+ * carries its registry's full name, {@code <application>.<component>.<prefix>.<metric>} (as
+ * Ratis' default, Dropwizard-based registries spelled it), loses it.
  */
 final class RatisMetricNames {
   /** A peer id inside a metric name: Nyala's peer ids are 32-hex server uuids. */
@@ -29,7 +31,7 @@ final class RatisMetricNames {
   private RatisMetricNames() {}
 
   /**
-   * The family for dropwizard metric {@code metric} of a registry of this application,
+   * The family for Ratis metric {@code metric} of a registry of this application,
    * component and prefix (as Ratis names them, e.g. {@code ratis}, {@code log_worker} and
    * {@code <peer>@group-<id>}).
    */

@@ -15,14 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.MetricRegistryInfo;
 import org.apache.ratis.metrics.RatisMetricRegistry;
-import org.apache.ratis.metrics.impl.RatisMetricRegistryImpl;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Counter;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Gauge;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Histogram;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Metered;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Metric;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Snapshot;
-import org.apache.ratis.thirdparty.com.codahale.metrics.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +23,11 @@ import org.slf4j.LoggerFactory;
  * division and component in a JVM-wide {@link MetricRegistries}; a registry's prefix names its
  * owner ({@code <peer>@group-<id>} for a division, {@code <peer>} or {@code <peer>_...} for the
  * server), so this source takes the registries whose prefix starts with its peer id: in an
- * in-process minicluster each server shows its own. Counters and meters become
- * {@code _total} counters, gauges with a numeric or boolean value gauges, timers summaries in
- * seconds (quantiles 0.5, 0.99 and {@code _count}), histograms summaries.
+ * in-process minicluster each server shows its own. The registries are Nyala's own
+ * ({@link RatisRegistries}): counters become {@code _total} counters, gauges with a numeric or
+ * boolean value gauges, and timers summaries in seconds with {@code _count} and {@code _sum}
+ * and no quantiles (the timers keep none), plus a gauge {@code <name>_max_seconds}, the longest
+ * time since the previous scrape.
  *
  * <p>Cost is bounded: a dense node hosts thousands of divisions, each with a few registries of
  * tens of metrics. Only the first {@link #DEFAULT_MAX_GROUPS} groups (in group id order) are
@@ -46,7 +40,7 @@ import org.slf4j.LoggerFactory;
 public final class RatisMetricSource implements MetricSource {
   /** Groups rendered per server; the rest are counted in {@code ratis_metrics_groups_omitted}. */
   public static final int DEFAULT_MAX_GROUPS = 32;
-  private static final double[] QUANTILES = {0.5, 0.99};
+  private static final double NANOS_PER_SECOND = 1e9;
 
   private static final Logger LOG = LoggerFactory.getLogger(RatisMetricSource.class);
 
@@ -67,7 +61,7 @@ public final class RatisMetricSource implements MetricSource {
   }
 
   /** A registry of this server, with the group it belongs to (null for server-wide ones). */
-  private record Owned(RatisMetricRegistryImpl registry, String group) {}
+  private record Owned(RatisRegistry registry, String group) {}
 
   @Override
   public List<Family> collect() {
@@ -75,7 +69,7 @@ public final class RatisMetricSource implements MetricSource {
     TreeSet<String> groups = new TreeSet<>();
     for (RatisMetricRegistry r : MetricRegistries.global().getMetricRegistries()) {
       String prefix = r.getMetricRegistryInfo().getPrefix();
-      if (!(r instanceof RatisMetricRegistryImpl impl) || prefix == null
+      if (!(r instanceof RatisRegistry own) || prefix == null
           || !prefix.startsWith(peerId)) {
         continue;
       }
@@ -84,7 +78,7 @@ public final class RatisMetricSource implements MetricSource {
       if (!rest.isEmpty() && group == null && !rest.startsWith("_")) {
         continue; // another peer whose id starts with ours
       }
-      mine.add(new Owned(impl, group));
+      mine.add(new Owned(own, group));
       if (group != null) {
         groups.add(group);
       }
@@ -147,7 +141,7 @@ public final class RatisMetricSource implements MetricSource {
 
   private void addRegistry(Map<String, Builder> families, Owned o) {
     MetricRegistryInfo info = o.registry().getMetricRegistryInfo();
-    o.registry().getDropWizardMetricRegistry().getMetrics().forEach((name, metric) -> {
+    o.registry().forEach((name, metric) -> {
       RatisMetricNames.Mapped m = RatisMetricNames.map(info.getApplicationName(),
           info.getMetricsComponentName(), info.getPrefix(), name);
       Map<String, String> labels = new HashMap<>();
@@ -164,22 +158,20 @@ public final class RatisMetricSource implements MetricSource {
   }
 
   private static void addMetric(Map<String, Builder> families, String base, String help,
-      Map<String, String> labels, Metric metric) {
-    if (metric instanceof Counter c) {
+      Map<String, String> labels, RatisMetric metric) {
+    if (metric instanceof RatisCounter c) {
       family(families, base + "_total", MetricType.COUNTER, help).add("", labels, c.getCount());
-    } else if (metric instanceof Timer t) {
+    } else if (metric instanceof RatisTimer t) {
+      RatisTimer.Reading r = t.read();
       Builder b = family(families, base + "_seconds", MetricType.SUMMARY, help);
-      addSummary(b, labels, t.getSnapshot(), 1e-9,
-          t.getCount());
-    } else if (metric instanceof Histogram h) {
-      addSummary(family(families, base, MetricType.SUMMARY, help), labels, h.getSnapshot(), 1,
-          h.getCount());
-    } else if (metric instanceof Metered mt) {
-      family(families, base + "_total", MetricType.COUNTER, help).add("", labels, mt.getCount());
-    } else if (metric instanceof Gauge<?> g) {
+      b.add("_count", labels, r.count());
+      b.add("_sum", labels, r.sumNanos() / NANOS_PER_SECOND);
+      family(families, base + "_max_seconds", MetricType.GAUGE, "The longest of " + help
+          + " since the previous scrape").add("", labels, r.maxNanos() / NANOS_PER_SECOND);
+    } else if (metric instanceof RatisMetric.Gauge g) {
       Object v;
       try {
-        v = g.getValue();
+        v = g.value().get();
       } catch (RuntimeException e) {
         return; // a gauge whose division is closing
       }
@@ -189,16 +181,6 @@ public final class RatisMetricSource implements MetricSource {
         family(families, base, MetricType.GAUGE, help).add("", labels, bool ? 1 : 0);
       }
     }
-  }
-
-  private static void addSummary(Builder b, Map<String, String> labels, Snapshot s,
-      double scale, long count) {
-    for (double q : QUANTILES) {
-      Map<String, String> ql = new HashMap<>(labels);
-      ql.put("quantile", Double.toString(q));
-      b.add("", ql, s.getValue(q) * scale);
-    }
-    b.add("_count", labels, count);
   }
 
   /** The family of this name, created once; a second type under one name is dropped. */
