@@ -183,7 +183,7 @@ public abstract class ServerBase implements AutoCloseable {
   /** Builds (not starts) this server's RaftServer with the per-server properties. */
   protected RaftServer buildRaftServer(StateMachine.Registry registry, RaftGroup group,
       RaftStorage.StartupOption option) {
-    RatisRegistries.requireLoaded();
+    RatisRegistries.checkLoaded();
     RaftProperties props = RaftSettings.forServer(fs.raftDir().toFile(), raftBind,
         options.raftElectionTimeoutMinMs, options.raftElectionTimeoutMaxMs,
         options.raftProperties);

@@ -7,11 +7,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.MetricRegistryInfo;
 import org.apache.ratis.metrics.RatisMetricRegistry;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Nyala's implementation of Ratis' metrics SPI, the one {@link MetricRegistries#global()} loads
@@ -30,6 +33,10 @@ import org.apache.ratis.util.TimeDuration;
  * compare-and-set of its counted value.
  */
 public final class RatisRegistries extends MetricRegistries {
+  private static final Logger LOG = LoggerFactory.getLogger(RatisRegistries.class);
+  /** Whether the warning about another implementation was logged (once per JVM). */
+  private static final AtomicBoolean FOREIGN_WARNED = new AtomicBoolean();
+
   /** A registry and how many creates it has not yet seen removed. */
   private record Counted(RatisRegistry registry, int references) {}
 
@@ -42,18 +49,30 @@ public final class RatisRegistries extends MetricRegistries {
   public RatisRegistries() {}
 
   /**
-   * Fails unless Ratis loaded this implementation. With a second one on the class path (Ratis'
-   * ratis-metrics-default, say a jar left in an old distribution) Ratis takes whichever its
-   * ServiceLoader finds first: its metrics would go to JMX and miss {@code /metrics}.
+   * Checks, before a server builds its RaftServer, that Ratis loaded this implementation. With a
+   * second one on the class path (Ratis' ratis-metrics-default, say in the test class path of a
+   * project that also uses Ratis) Ratis takes whichever its ServiceLoader finds first. The server
+   * then still runs, as it must in someone else's JVM, but it logs a warning once, naming the
+   * implementation and its jar, {@code /metrics} shows none of Ratis' metrics, and a no-op
+   * reporter is registered so that the other implementation at least does not make every metric
+   * of every division a JMX MBean (docs/dense-nodes.md, "Ratis' metrics stay out of JMX").
+   *
+   * @return whether Ratis uses this implementation
    */
-  public static void requireLoaded() {
+  public static boolean checkLoaded() {
     MetricRegistries global = MetricRegistries.global();
-    if (!(global instanceof RatisRegistries)) {
-      throw new IllegalStateException("Ratis loaded the metrics implementation "
-          + global.getClass().getName() + ", not Nyala's " + RatisRegistries.class.getName()
-          + ": remove " + global.getClass().getProtectionDomain().getCodeSource()
-          + " from the class path");
+    if (global instanceof RatisRegistries) {
+      return true;
     }
+    if (FOREIGN_WARNED.compareAndSet(false, true)) {
+      global.addReporterRegistration(r -> { }, r -> { });
+      LOG.warn("Ratis loaded the metrics implementation {} (from {}), not Nyala's {}: /metrics "
+          + "shows no Ratis metrics and each of their updates costs more; remove that jar from "
+          + "the class path", global.getClass().getName(),
+          global.getClass().getProtectionDomain().getCodeSource(),
+          RatisRegistries.class.getName());
+    }
+    return false;
   }
 
   @Override
