@@ -144,6 +144,11 @@ public final class TabletReplica {
     return f.whenComplete((r, t) -> exit());
   }
 
+  /** RUNNING with no request in flight: what a round would find here now. */
+  synchronized boolean idleNow() {
+    return state == ReplicaState.RUNNING && inFlight == 0;
+  }
+
   /**
    * Starts a hibernation round: RUNNING to HIBERNATING, only while no request is in flight.
    * Returns false (and changes nothing) otherwise.
