@@ -34,10 +34,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: {@link #beforeStop} runs on the stopping thread and waits, up to its deadline, for
  * rounds on the rounds pool and for leaders' answers (on the peer-callback pool);
- * {@link #roundRequested} runs on an RPC thread and hands the round to the rounds pool.
+ * {@link #roundRequested} runs on an RPC service thread, waits there for a round already in
+ * progress, and hands a new round to the rounds pool. It must not run on the threads that serve
+ * HibernateReplica: the round it waits for may need one of them, here or on a peer.
  */
 final class StopHibernation {
   private static final Logger LOG = LoggerFactory.getLogger(StopHibernation.class);
+  /** Longest wait for a round in progress: it asks its followers, each within the timeout. */
+  private static final long ROUND_WAIT_NANOS =
+      TimeUnit.MILLISECONDS.toNanos(2 * ReplicaHibernator.PEER_TIMEOUT_MS);
 
   /** How one replica's part of the stop ended. */
   enum Outcome { HIBERNATED, NOT_QUIET, FAILED }
@@ -134,6 +139,17 @@ final class StopHibernation {
    */
   CompletableFuture<Void> roundRequested(String tabletId, String requestor) {
     TabletReplica r = tablets.get(tabletId);
+    if (r.state() == ReplicaState.HIBERNATING) {
+      // A round is running (this leader's own stop, or its idle pass): its outcome is the
+      // answer. Refusing at once would let the asking server stop while that round still needs
+      // its agreement, and the round would fail (every server of a cluster stopping at once).
+      try {
+        r.awaitChange(ReplicaState.HIBERNATING, ROUND_WAIT_NANOS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw refused(tabletId, "interrupted waiting for its round");
+      }
+    }
     if (r.state() == ReplicaState.HIBERNATED) {
       return CompletableFuture.completedFuture(null);
     }

@@ -21,10 +21,7 @@ import org.apache.ratis.server.RaftServer;
  * it has started, so that the handlers stay private to this package.
  */
 public final class RpcServices {
-  /**
-   * Threads serving peers' HibernateReplica, WakeReplica and RequestHibernation calls
-   * (docs/dense-nodes.md).
-   */
+  /** Threads serving peers' HibernateReplica and WakeReplica calls (docs/dense-nodes.md). */
   public static final int LIFECYCLE_RPC_THREADS = 4;
 
   private RpcServices() {}
@@ -86,9 +83,7 @@ public final class RpcServices {
   public static void giveLifecycleCallsOwnThreads(RpcServer rpc) {
     rpc.ownThreads("lifecycle", LIFECYCLE_RPC_THREADS, List.of(
         TabletServerAdminServiceGrpc.getWakeReplicaMethod(),
-        TabletServerAdminServiceGrpc.getHibernateReplicaMethod(),
-        // Only hands the round to the rounds pool: a stopping peer's request must not wait
-        // behind requests that hold every service thread.
-        TabletServerAdminServiceGrpc.getRequestHibernationMethod()));
+        // Not RequestHibernation: it may wait for a round that needs these threads.
+        TabletServerAdminServiceGrpc.getHibernateReplicaMethod()));
   }
 }
