@@ -353,7 +353,8 @@ public final class ReplicaHibernator {
     }
     HibernatedStatePB.Builder h = HibernatedStatePB.newBuilder().setTerm(term).setIndex(index)
         .setConfigIndex(conf.getLogEntryIndex()).setLiveRows(liveRows)
-        .setHibernatedTimeMillis(System.currentTimeMillis());
+        .setHibernatedTimeMillis(System.currentTimeMillis())
+        .addAllAppliedWrites(r.appliedWrites().toPb(System.nanoTime()));
     for (RaftPeer p : conf.getCurrentPeers()) {
       h.addPeers(RaftPeers.fromRatis(p));
     }

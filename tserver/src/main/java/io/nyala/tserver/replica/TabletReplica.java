@@ -88,6 +88,8 @@ public final class TabletReplica {
     this.groupId = RaftIds.groupId(metadata.getTabletId());
     this.listener = listener;
     this.state = metadata.hasHibernated() ? ReplicaState.HIBERNATED : ReplicaState.OPENING;
+    // A cold group replays no log here, which is what records them for an awake one.
+    appliedWrites.restore(metadata.getHibernated().getAppliedWritesList(), System.nanoTime());
   }
 
   /** Where the replica is in its lifecycle. */
