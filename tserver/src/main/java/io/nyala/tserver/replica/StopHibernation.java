@@ -160,7 +160,8 @@ final class StopHibernation {
       throw refused(tabletId, "it has open scanners or tablet copy sessions");
     }
     return runRound(r).thenApply(res -> {
-      if (!res.hibernated()) {
+      // Another round may have closed it while this one waited in the pool: the same answer.
+      if (!res.hibernated() && r.state() != ReplicaState.HIBERNATED) {
         throw refused(tabletId, res.whyNot());
       }
       LOG.debug("tablet {}: hibernated at the request of stopping tablet server {}", tabletId,
