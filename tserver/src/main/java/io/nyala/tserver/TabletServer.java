@@ -83,6 +83,8 @@ public class TabletServer extends ServerBase {
   private ClusterIdGuard clusterGuard;
   /** Periodic work of the whole server; see {@link #maintenancePool()}. */
   private volatile ScheduledExecutorService maintenancePool;
+  /** Set once the start completed: only a server that served hibernates before it stops. */
+  private volatile boolean served;
   /** Renews the certificate from the master's CA while the server runs; null otherwise. */
   private CertificateRenewal certificateRenewal;
 
@@ -174,6 +176,7 @@ public class TabletServer extends ServerBase {
     startWeb(() -> StatusPage.render(this, exposeTabletIds),
         web -> TabletsPage.addTo(web, this, exposeTabletIds));
     startHeartbeats();
+    served = true;
     LOG.info("tablet server {} (uuid {}) serving RPC on {}, Raft on {}, HTTP on {}", name,
         uuid(), rpcAddress(), raftAddress(), httpAddress());
   }
@@ -203,6 +206,17 @@ public class TabletServer extends ServerBase {
         0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5);
     hibernator.onWake(ms -> wakeLatency.observe(ms / 1000.0));
     PeriodicTasks.scheduleHibernationPasses(maintenance, hibernator, topts.tabletHibernateAfterMs);
+  }
+
+  /**
+   * A clean stop leaves quiet groups cold (docs/dense-nodes.md): peers, Ratis and the RPC
+   * server still run here, so the rounds (this server leading or agreeing) work as usual.
+   */
+  @Override
+  protected void beforeStop() {
+    if (served && hibernator != null) {
+      hibernator.beforeStop(topts.tabletHibernateOnStopMs);
+    }
   }
 
   /** Both sides of tablet copy: the sessions served here and the client replicas pull with. */

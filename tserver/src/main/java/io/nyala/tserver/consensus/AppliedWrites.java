@@ -1,7 +1,13 @@
 package io.nyala.tserver.consensus;
 
+import com.google.protobuf.ByteString;
+import io.nyala.common.proto.metadata.AppliedWritePB;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.ClientInvocationId;
 
 /**
@@ -18,6 +24,10 @@ import org.apache.ratis.protocol.ClientInvocationId;
  * from the entry on every replica); never earlier, so that a retry within the window is always
  * found. What it holds is therefore bounded by the writes whose answers their clients have not
  * acknowledged within one window (about 100 bytes each).
+ *
+ * <p>A hibernating replica persists what it holds with its hibernated state ({@link #toPb}) and
+ * a start restores it ({@link #restore}): a cold group replays no log at start, and the log
+ * replay is what rebuilds these results after a restart of an awake group.
  */
 public final class AppliedWrites {
   /** A result and when it was recorded (System.nanoTime). */
@@ -46,6 +56,31 @@ public final class AppliedWrites {
   public void expire(long cutoffNanos) {
     if (!results.isEmpty()) {
       results.values().removeIf(a -> a.atNanos() - cutoffNanos <= 0);
+    }
+  }
+
+  /** What this holds at {@code nowNanos}, each result with its age, to be persisted. */
+  public List<AppliedWritePB> toPb(long nowNanos) {
+    List<AppliedWritePB> out = new ArrayList<>();
+    results.forEach((call, a) -> out.add(AppliedWritePB.newBuilder()
+        .setClientId(ByteString.copyFrom(call.getClientId().toByteString().toByteArray()))
+        .setCallId(call.getLongId()).setResult(ByteString.copyFrom(a.result()))
+        .setAgeMs(TimeUnit.NANOSECONDS.toMillis(Math.max(0, nowNanos - a.atNanos())))
+        .build()));
+    return out;
+  }
+
+  /**
+   * Restores results persisted by {@link #toPb}, as old as they were then: the time the replica
+   * spent closed is not counted, so each is kept longer than its window, never shorter.
+   */
+  public void restore(List<AppliedWritePB> persisted, long nowNanos) {
+    for (AppliedWritePB w : persisted) {
+      ClientId client = ClientId.valueOf(org.apache.ratis.thirdparty.com.google.protobuf
+          .ByteString.copyFrom(w.getClientId().toByteArray()));
+      results.putIfAbsent(ClientInvocationId.valueOf(client, w.getCallId()),
+          new Applied(w.getResult().toByteArray(), nowNanos - TimeUnit.MILLISECONDS.toNanos(
+              w.getAgeMs())));
     }
   }
 

@@ -5,6 +5,8 @@ import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.StatusCodePB;
 import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
 import io.nyala.common.proto.tserver.HibernateReplicaResponsePB;
+import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
+import io.nyala.common.proto.tserver.RequestHibernationResponsePB;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc;
 import io.nyala.common.proto.tserver.TabletServerAdminServiceGrpc.TabletServerAdminServiceStub;
 import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
@@ -15,6 +17,7 @@ import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -38,21 +41,32 @@ public final class GrpcPeerChannel implements PeerChannel {
   public CompletableFuture<Void> hibernate(Peer to, HibernateReplicaRequestPB req,
       long timeoutMs) {
     HibernateReplicaRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
-    CompletableFuture<HibernateReplicaResponsePB> f = new CompletableFuture<>();
-    stub(to, timeoutMs).hibernateReplica(r, observer(f, to));
-    return checked(f, HibernateReplicaResponsePB::getError, to);
+    return this.<HibernateReplicaResponsePB>call(to, timeoutMs,
+        (stub, o) -> stub.hibernateReplica(r, o), HibernateReplicaResponsePB::getError);
   }
 
   @Override
   public CompletableFuture<Void> wake(Peer to, WakeReplicaRequestPB req, long timeoutMs) {
     WakeReplicaRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
-    CompletableFuture<WakeReplicaResponsePB> f = new CompletableFuture<>();
-    stub(to, timeoutMs).wakeReplica(r, observer(f, to));
-    return checked(f, WakeReplicaResponsePB::getError, to);
+    return this.<WakeReplicaResponsePB>call(to, timeoutMs, (stub, o) -> stub.wakeReplica(r, o),
+        WakeReplicaResponsePB::getError);
   }
 
-  private static <R> UnaryObserver<R> observer(CompletableFuture<R> f, Peer to) {
-    return UnaryObserver.completing(f, "tablet server " + to.uuid());
+  @Override
+  public CompletableFuture<Void> requestHibernation(Peer to, RequestHibernationRequestPB req,
+      long timeoutMs) {
+    RequestHibernationRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
+    return this.<RequestHibernationResponsePB>call(to, timeoutMs,
+        (stub, o) -> stub.requestHibernation(r, o), RequestHibernationResponsePB::getError);
+  }
+
+  /** Sends one call with {@code send} and completes as {@link PeerChannel} says. */
+  private <R> CompletableFuture<Void> call(Peer to, long timeoutMs,
+      BiConsumer<TabletServerAdminServiceStub, UnaryObserver<R>> send,
+      Function<R, ErrorPB> errorOf) {
+    CompletableFuture<R> f = new CompletableFuture<>();
+    send.accept(stub(to, timeoutMs), UnaryObserver.completing(f, "tablet server " + to.uuid()));
+    return checked(f, errorOf, to);
   }
 
   private String clusterId() {

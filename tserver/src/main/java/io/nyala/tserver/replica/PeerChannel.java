@@ -2,6 +2,7 @@ package io.nyala.tserver.replica;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
+import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
 import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
 import java.util.concurrent.CompletableFuture;
 
@@ -22,4 +23,12 @@ public interface PeerChannel {
 
   /** Asks {@code to} to wake its replica; completes as {@link #hibernate} does. */
   CompletableFuture<Void> wake(Peer to, WakeReplicaRequestPB req, long timeoutMs);
+
+  /**
+   * Asks {@code to}, the tablet's leader, to run its hibernation round now (a clean stop of this
+   * server); completes normally once the tablet is hibernated, exceptionally as
+   * {@link #hibernate} does (ILLEGAL_STATE: the leader refused).
+   */
+  CompletableFuture<Void> requestHibernation(Peer to, RequestHibernationRequestPB req,
+      long timeoutMs);
 }

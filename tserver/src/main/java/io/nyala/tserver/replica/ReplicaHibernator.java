@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -62,6 +63,7 @@ public final class ReplicaHibernator {
   private final AtomicInteger drainers = new AtomicInteger();
   private final AtomicLong hibernations = new AtomicLong();
   private final ReplicaWaker waker;
+  private final StopHibernation stop;
 
   /**
    * @param afterMs {@code --tablet_hibernate_after_ms} (0 = never hibernate; waking still works)
@@ -82,6 +84,30 @@ public final class ReplicaHibernator {
     this.healer = new ReplicaHealer(tablets, channel, selfUuid);
     this.waker = new ReplicaWaker(tablets, selfUuid, channel);
     tablets.setWaker(waker::wake);
+    this.stop = new StopHibernation(tablets, this, selfUuid, channel, busy, rounds);
+  }
+
+  /**
+   * A clean stop's first step (docs/dense-nodes.md, "A clean stop leaves quiet groups cold"):
+   * hibernates every quiet awake replica of this server now, within {@code budgetMs}, and logs
+   * what it did. Nothing when hibernation is off.
+   */
+  public void beforeStop(long budgetMs) {
+    if (budgetMs <= 0 || afterNanos == Long.MAX_VALUE) {
+      return;
+    }
+    StopHibernation.Summary s = stop.beforeStop(budgetMs);
+    LOG.info("before stopping: hibernated {} quiet replicas, {} not quiet, {} failed or "
+        + "unfinished, in {} ms (budget {} ms)", s.hibernated(), s.notQuiet(), s.failed(),
+        s.millis(), budgetMs);
+  }
+
+  /**
+   * The RequestHibernation RPC: a stopping follower's server asks this leader to run the
+   * tablet's round now; completes once it ended, exceptionally (ILLEGAL_STATE) if refused.
+   */
+  public CompletableFuture<Void> hibernationRequested(String tabletId, String requestor) {
+    return stop.roundRequested(tabletId, requestor);
   }
 
   /**
@@ -132,7 +158,13 @@ public final class ReplicaHibernator {
       while (System.nanoTime() < until && (r = candidates.poll()) != null) {
         try {
           if (r.state() == ReplicaState.RUNNING && idle(r, System.nanoTime())) {
-            leadRound(r);
+            RoundResult o = leadRound(r);
+            if (o.worthLogging()) {
+              // Said each idle period while it lasts: a group that never goes quiet (a follower
+              // that cannot catch up) keeps its threads, and this line is how an operator
+              // learns why.
+              LOG.info("tablet {}: stays awake: {}", r.tabletId(), o.whyNot());
+            }
           }
         } catch (RuntimeException e) {
           LOG.warn("tablet {}: hibernation round failed: {}", r.tabletId(), e.getMessage());
@@ -157,19 +189,31 @@ public final class ReplicaHibernator {
         && !busy.test(r.tabletId());
   }
 
-  /** The leader's side of a round, if this replica leads a quiet group. */
-  private void leadRound(TabletReplica r) {
+  /**
+   * What {@link #leadRound} did: hibernated, or why not; {@code worthLogging} is false for the
+   * ordinary reasons (not the leader, a request came in).
+   */
+  record RoundResult(boolean hibernated, String whyNot, boolean worthLogging) {
+    static final RoundResult DONE = new RoundResult(true, null, false);
+
+    static RoundResult skipped(String why) {
+      return new RoundResult(false, why, false);
+    }
+  }
+
+  /**
+   * The leader's side of a round, if this replica leads a quiet group: the idle period is the
+   * caller's business (a pass checks it, a clean stop skips it: {@link StopHibernation}).
+   */
+  RoundResult leadRound(TabletReplica r) {
     RaftServer server = tablets.groups().server();
     RaftServer.Division d = divisionOrNull(r, server);
     if (d == null || !d.getInfo().isLeader()) {
-      return;
+      return RoundResult.skipped("this replica is not its group's leader");
     }
     String notQuiet = whyNotQuiet(d);
     if (notQuiet != null) {
-      // Said each idle period while it lasts: a group that never goes quiet (a follower that
-      // cannot catch up) keeps its threads, and this line is how an operator learns why.
-      LOG.info("tablet {}: stays awake: {}", r.tabletId(), notQuiet);
-      return;
+      return new RoundResult(false, notQuiet, true);
     }
     long term = d.getInfo().getCurrentTerm();
     long index = d.getRaftLog().getLastEntryTermIndex().getIndex();
@@ -180,7 +224,7 @@ public final class ReplicaHibernator {
       }
     }
     if (!r.beginHibernation()) {
-      return; // a request came in meanwhile
+      return RoundResult.skipped("it is " + r.state() + " or serving a request");
     }
     HibernationRound.Outcome o = HibernationRound.run(new HibernationRound.Self() {
       @Override
@@ -198,21 +242,22 @@ public final class ReplicaHibernator {
         return hibernateBegun(r, t, i);
       }
     }, term, index, followers, channel, PEER_TIMEOUT_MS);
-    if (!o.hibernated()) {
-      synchronized (r) {
-        if (r.state() == ReplicaState.HIBERNATING) {
-          r.transition(ReplicaState.RUNNING);
-        }
-      }
-      LOG.info("tablet {}: stays awake: {}; woke {}", r.tabletId(), o.refusals(), o.woken());
+    if (o.hibernated()) {
+      return RoundResult.DONE;
     }
+    synchronized (r) {
+      if (r.state() == ReplicaState.HIBERNATING) {
+        r.transition(ReplicaState.RUNNING);
+      }
+    }
+    return new RoundResult(false, o.refusals() + "; woke " + o.woken(), true);
   }
 
   /**
    * Null if every voter holds, has committed and applied the leader's last entry; else why not,
    * with the indexes.
    */
-  private static String whyNotQuiet(RaftServer.Division d) {
+  static String whyNotQuiet(RaftServer.Division d) {
     RaftLog log = d.getRaftLog();
     long last = log.getLastEntryTermIndex() == null ? 0
         : log.getLastEntryTermIndex().getIndex();
@@ -308,7 +353,8 @@ public final class ReplicaHibernator {
     }
     HibernatedStatePB.Builder h = HibernatedStatePB.newBuilder().setTerm(term).setIndex(index)
         .setConfigIndex(conf.getLogEntryIndex()).setLiveRows(liveRows)
-        .setHibernatedTimeMillis(System.currentTimeMillis());
+        .setHibernatedTimeMillis(System.currentTimeMillis())
+        .addAllAppliedWrites(r.appliedWrites().toPb(System.nanoTime()));
     for (RaftPeer p : conf.getCurrentPeers()) {
       h.addPeers(RaftPeers.fromRatis(p));
     }
@@ -373,7 +419,7 @@ public final class ReplicaHibernator {
     return m == null ? new long[0] : m;
   }
 
-  private static RaftServer.Division divisionOrNull(TabletReplica r, RaftServer server) {
+  static RaftServer.Division divisionOrNull(TabletReplica r, RaftServer server) {
     try {
       return server == null ? null : server.getDivision(r.groupId());
     } catch (IOException e) {

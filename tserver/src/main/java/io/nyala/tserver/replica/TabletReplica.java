@@ -88,6 +88,8 @@ public final class TabletReplica {
     this.groupId = RaftIds.groupId(metadata.getTabletId());
     this.listener = listener;
     this.state = metadata.hasHibernated() ? ReplicaState.HIBERNATED : ReplicaState.OPENING;
+    // A cold group replays no log here, which is what records them for an awake one.
+    appliedWrites.restore(metadata.getHibernated().getAppliedWritesList(), System.nanoTime());
   }
 
   /** Where the replica is in its lifecycle. */
@@ -142,6 +144,11 @@ public final class TabletReplica {
       throw e;
     }
     return f.whenComplete((r, t) -> exit());
+  }
+
+  /** RUNNING with no request in flight: what a round would find here now. */
+  synchronized boolean idleNow() {
+    return state == ReplicaState.RUNNING && inFlight == 0;
   }
 
   /**

@@ -83,6 +83,7 @@ public final class RpcServices {
   public static void giveLifecycleCallsOwnThreads(RpcServer rpc) {
     rpc.ownThreads("lifecycle", LIFECYCLE_RPC_THREADS, List.of(
         TabletServerAdminServiceGrpc.getWakeReplicaMethod(),
+        // Not RequestHibernation: it may wait for a round that needs these threads.
         TabletServerAdminServiceGrpc.getHibernateReplicaMethod()));
   }
 }

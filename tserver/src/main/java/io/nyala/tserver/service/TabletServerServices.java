@@ -17,6 +17,8 @@ import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
 import io.nyala.common.proto.tserver.HibernateReplicaResponsePB;
 import io.nyala.common.proto.tserver.ListTabletsRequestPB;
 import io.nyala.common.proto.tserver.ListTabletsResponsePB;
+import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
+import io.nyala.common.proto.tserver.RequestHibernationResponsePB;
 import io.nyala.common.proto.tserver.ScanRequestPB;
 import io.nyala.common.proto.tserver.ScanResponsePB;
 import io.nyala.common.proto.tserver.ScannerKeepAliveRequestPB;
@@ -164,6 +166,17 @@ final class TabletServerServices {
         hibernator.hibernate(req.getTabletId(), req.getTerm(), req.getIndex());
         return HibernateReplicaResponsePB.getDefaultInstance();
       }, e -> HibernateReplicaResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void requestHibernation(RequestHibernationRequestPB req,
+        StreamObserver<RequestHibernationResponsePB> out) {
+      Rpcs.respondAsync(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "RequestHibernation of tablet "
+            + req.getTabletId());
+        return hibernator.hibernationRequested(req.getTabletId(), req.getRequestorUuid())
+            .thenApply(v -> RequestHibernationResponsePB.getDefaultInstance());
+      }, e -> RequestHibernationResponsePB.newBuilder().setError(e).build());
     }
 
     @Override

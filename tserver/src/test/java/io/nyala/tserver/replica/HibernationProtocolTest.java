@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
+import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
 import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
 import io.nyala.tserver.replica.HibernationRound.Position;
 import io.nyala.tserver.replica.PeerChannel.Peer;
@@ -261,6 +262,14 @@ class HibernationProtocolTest {
       }
       nodes.get(to.uuid()).wake();
       return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> requestHibernation(Peer to, RequestHibernationRequestPB req,
+        long timeoutMs) {
+      // Rounds here are run by the tests themselves; a clean stop's request is tested with
+      // real servers (CleanStopHibernationTest).
+      return CompletableFuture.failedFuture(NyalaException.illegalState("not asked here"));
     }
   }
 }

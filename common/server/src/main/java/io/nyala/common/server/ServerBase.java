@@ -360,6 +360,11 @@ public abstract class ServerBase implements AutoCloseable {
     closed = true;
     LogContext.set(name);
     LOG.info("{} {} stopping", role, name);
+    try {
+      beforeStop();
+    } catch (RuntimeException e) {
+      LOG.warn("{} {}: the step before the stop failed; stopping anyway", role, name, e);
+    }
     for (int i = closeables.size() - 1; i >= 0; i--) {
       closeQuietly(closeables.get(i));
     }
@@ -378,6 +383,12 @@ public abstract class ServerBase implements AutoCloseable {
     }
     LOG.info("{} {} stopped", role, name);
   }
+
+  /**
+   * Hook: the role's last work while everything still serves (RPC, Raft, heartbeats), run once
+   * at the start of {@link #close()}; it must bound its own time.
+   */
+  protected void beforeStop() {}
 
   /**
    * Hook: closes what writes the server's dirs and must outlive the listeners (Raft reads

@@ -19,8 +19,9 @@ import java.util.Set;
  *   <caption>Required role by method</caption>
  *   <tr><th>service</th><th>methods</th><th>who</th></tr>
  *   <tr><td>{@code nyala.tserver.TabletServerAdminService}</td><td>CreateTablet, DeleteTablet,
- *     TransferLeadership, ChangeConfig, AlterSchema, HibernateReplica, WakeReplica (the
- *     master's admin calls and the tservers' wake requests)</td><td>server</td></tr>
+ *     TransferLeadership, ChangeConfig, AlterSchema, HibernateReplica, WakeReplica,
+ *     RequestHibernation (the master's admin calls and the tservers' hibernation protocol)</td>
+ *     <td>server</td></tr>
  *   <tr><td>{@code nyala.tserver.TabletCopyService}</td><td>BeginTabletCopySession, FetchData,
  *     EndTabletCopySession</td><td>server</td></tr>
  *   <tr><td>{@code nyala.fault.FaultInjectionService}</td><td>SetPartition</td>
