@@ -132,6 +132,13 @@ class LocalClusterProcessesIT {
     }
     assertThat(c.process().waitFor(60, TimeUnit.SECONDS)).as("local-cluster exits").isTrue();
     assertAllGone(c.serverPids(), "SIGTERM");
+    // Each server stopped cleanly, not SIGKILLed under the clean stop by the reaper of orphaned
+    // processes, and what it logged while stopping is in its log.
+    for (String server : List.of("master-1", "ts-1", "ts-2", "ts-3")) {
+      String log = Files.readString(dir.resolve("data").resolve(server).resolve("server.log"));
+      assertThat(log).as("%s's log", server).contains(" " + server + " stopping")
+          .contains(" " + server + " stopped");
+    }
   }
 
   @Test

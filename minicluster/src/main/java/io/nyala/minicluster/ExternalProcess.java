@@ -14,8 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A server JVM started by the minicluster: output to a per-server log file with every line
@@ -24,13 +29,48 @@ import java.util.concurrent.TimeUnit;
  */
 final class ExternalProcess {
   private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+  /** Clean stops that shutdown hooks run, which the reaper lets finish first. */
+  private static final List<Future<?>> CLEAN_STOPS = new CopyOnWriteArrayList<>();
+  /**
+   * How long the reaper waits for those clean stops: a stop gives each server 30 s before a
+   * SIGKILL, tablet servers together and then masters, and then copies their last output.
+   */
+  private static final long REAPER_WAIT_MS = 90_000;
 
   static {
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      for (Process p : LIVE) {
-        p.destroyForcibly();
+    Runtime.getRuntime().addShutdownHook(new Thread(ExternalProcess::reap,
+        "minicluster-child-reaper"));
+  }
+
+  /**
+   * The JVM's last resort against orphaned servers: SIGKILLs every child still running. The
+   * JVM runs shutdown hooks all at once, so a hook that stops a cluster cleanly (see
+   * {@link #reaperWaitsFor}) is waited for first; without that wait the reaper killed the
+   * servers of a stopping {@code local-cluster --processes} under its clean stop.
+   */
+  private static void reap() {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REAPER_WAIT_MS);
+    for (Future<?> stop : CLEAN_STOPS) {
+      try {
+        stop.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException | CancellationException e) {
+        // It failed or hangs: what it left is killed below.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
       }
-    }, "minicluster-child-reaper"));
+    }
+    for (Process p : LIVE) {
+      p.destroyForcibly();
+    }
+  }
+
+  /**
+   * Makes the reaper wait (up to 90 s) for {@code cleanStop}, which a shutdown hook completes
+   * once it has stopped its cluster, before it kills what is left.
+   */
+  static void reaperWaitsFor(Future<?> cleanStop) {
+    CLEAN_STOPS.add(cleanStop);
   }
 
   /** How long a stop waits for the copy of an ended process's last output into its log. */
@@ -82,8 +122,8 @@ final class ExternalProcess {
         out.println("[" + name + "] " + line);
       }
     } catch (IOException e) {
-      // Destroying the process closes its stream under the reader: that is the end of its
-      // output, not an error worth a stack trace on the operator's console.
+      // Process#destroyForcibly (the reaper at JVM exit) closes the stream under the reader: that
+      // is the end of its output, not an error worth a stack trace on the operator's console.
       if (!"Stream closed".equals(e.getMessage())) {
         System.err.println(name + ": output no longer copied to " + logFile + ": " + e);
       }
@@ -106,7 +146,7 @@ final class ExternalProcess {
 
   /** SIGKILL, and wait for the process to be gone and its output copied. */
   void kill() {
-    process.destroyForcibly();
+    process.toHandle().destroyForcibly();
     if (waitFor(30)) {
       awaitOutputCopied();
     }
@@ -118,7 +158,9 @@ final class ExternalProcess {
    */
   void stop() {
     resume(); // a stopped process cannot handle SIGTERM
-    process.destroy();
+    // The handle's destroy only signals: Process#destroy would also close the pipe the output
+    // thread reads, and every line the server logs while it stops would be lost.
+    process.toHandle().destroy();
     if (!waitFor(30)) {
       kill();
       return;
@@ -154,6 +196,9 @@ final class ExternalProcess {
       Process k = new ProcessBuilder("kill", "-" + sig, String.valueOf(process.pid()))
           .redirectErrorStream(true).start();
       if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+        if (!process.isAlive()) {
+          return; // it ended meanwhile: nothing left to signal
+        }
         throw NyalaException.illegalState("%s: kill -%s %d failed", name, sig, process.pid());
       }
     } catch (IOException e) {

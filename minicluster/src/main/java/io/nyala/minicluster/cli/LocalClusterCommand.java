@@ -88,13 +88,13 @@ final class LocalClusterCommand implements Callable<Integer> {
     MiniCluster cluster = b.build();
     long ms = (System.nanoTime() - t0) / 1_000_000;
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    cluster.closeOnShutdown(() -> {
       System.out.println("shutting down the local cluster...");
       ConsoleLog.quiet();
-      cluster.close();
+    }, () -> {
       System.out.println("local cluster stopped; data kept in " + dataDir.toAbsolutePath());
       stopped.countDown();
-    }, "local-cluster-shutdown"));
+    });
     System.out.println("MASTERS=" + cluster.masterAddresses());
     for (ServerInfo s : cluster.servers()) {
       System.out.printf("%-10s rpc %-22s web %s%n", s.name(), s.rpcAddress(), s.webUrl());
