@@ -60,6 +60,7 @@ class CleanStopHibernationTest {
       // A fixed RPC port: peers keep it in the configuration a cold group wakes with.
       o.rpcBindAddresses = "127.0.0.1:" + TserverFixture.freePort();
       o.tabletHibernateAfterMs = 600_000; // nothing goes cold by itself here
+      o.tabletHibernateOnStopMs = new TserverOptions().tabletHibernateOnStopMs; // the default
       o.raftProperties.put("raft.server.retrycache.expirytime", retryWindowMs + "ms");
       opts.add(o);
       servers.add(TserverFixture.start(o));

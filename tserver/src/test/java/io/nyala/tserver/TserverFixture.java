@@ -53,6 +53,11 @@ public final class TserverFixture implements AutoCloseable {
     o.raftElectionTimeoutMinMs = 500;
     o.raftElectionTimeoutMaxMs = 1000;
     o.serverName = "ts-" + dir.getFileName();
+    // These servers are restarted to test what a start does with awake groups (log replay,
+    // recovery, damage found at start); a clean stop would first hibernate their quiet groups
+    // and the restart would open none (docs/dense-nodes.md, "A clean stop leaves quiet groups
+    // cold"). Tests of that step set it back (CleanStopHibernationTest).
+    o.tabletHibernateOnStopMs = 0;
     return o;
   }
 
