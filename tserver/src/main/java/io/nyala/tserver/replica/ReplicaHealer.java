@@ -78,7 +78,7 @@ final class ReplicaHealer {
   private static boolean stuck(RaftServer.Division d) {
     if (d.getInfo().isLeader()) {
       long commit = d.getRaftLog().getLastCommittedIndex();
-      for (long m : ReplicaHibernator.followerMatchIndices(d)) {
+      for (long m : GroupQuietness.followerMatchIndices(d)) {
         if (m < commit) {
           return true;
         }

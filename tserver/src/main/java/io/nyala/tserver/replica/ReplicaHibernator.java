@@ -8,7 +8,6 @@ import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.replica.PeerChannel.Peer;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -21,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
-import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
@@ -211,7 +209,7 @@ public final class ReplicaHibernator {
     if (d == null || !d.getInfo().isLeader()) {
       return RoundResult.skipped("this replica is not its group's leader");
     }
-    String notQuiet = whyNotQuiet(d);
+    String notQuiet = GroupQuietness.whyNotQuiet(d);
     if (notQuiet != null) {
       return new RoundResult(false, notQuiet, true);
     }
@@ -251,42 +249,6 @@ public final class ReplicaHibernator {
       }
     }
     return new RoundResult(false, o.refusals() + "; woke " + o.woken(), true);
-  }
-
-  /**
-   * Null if every voter holds, has committed and applied the leader's last entry; else why not,
-   * with the indexes.
-   */
-  static String whyNotQuiet(RaftServer.Division d) {
-    RaftLog log = d.getRaftLog();
-    long last = log.getLastEntryTermIndex() == null ? 0
-        : log.getLastEntryTermIndex().getIndex();
-    long committed = log.getLastCommittedIndex();
-    long applied = d.getInfo().getLastAppliedIndex();
-    long flushed = log.getFlushIndex();
-    if (committed != last || applied != last || flushed != last) {
-      return String.format("its log ends at %d, but here only %d is flushed, %d committed and "
-          + "%d applied", last, flushed, committed, applied);
-    }
-    if (!d.getRaftConf().getPreviousPeers().isEmpty()) {
-      return "its configuration is changing";
-    }
-    long[] matches = followerMatchIndices(d);
-    for (long m : matches) {
-      if (m != last) {
-        return String.format("a follower has not matched its last entry %d (match indexes %s)",
-            last, Arrays.toString(matches));
-      }
-    }
-    // A follower learns the commit on the leader's next heartbeat and refuses to hibernate
-    // before (HibernationRound#refusal); starting the round then would cost an idle period.
-    for (CommitInfoProto c : d.getCommitInfos()) {
-      if (c.getCommitIndex() != last) {
-        return String.format("peer %s has not yet learned that entry %d is committed (it knows "
-            + "%d)", c.getServer().getId().toStringUtf8(), last, c.getCommitIndex());
-      }
-    }
-    return null;
   }
 
   /**
@@ -413,11 +375,6 @@ public final class ReplicaHibernator {
     waker.onWake(sink);
   }
 
-  /** The leader's followers' match indices; none for a group of one (Ratis gives null). */
-  static long[] followerMatchIndices(RaftServer.Division d) {
-    long[] m = d.getInfo().getFollowerMatchIndices();
-    return m == null ? new long[0] : m;
-  }
 
   static RaftServer.Division divisionOrNull(TabletReplica r, RaftServer server) {
     try {
