@@ -18,8 +18,6 @@ import io.nyala.tserver.consensus.TabletStateMachine;
 import io.nyala.tserver.copy.CopySessions;
 import io.nyala.tserver.copy.TabletCopyClient;
 import io.nyala.tserver.fs.BlockManager;
-import io.nyala.tserver.fs.file.FileBlockManager;
-import io.nyala.tserver.fs.log.LbmOptions;
 import io.nyala.tserver.fs.log.LogBlockManager;
 import io.nyala.tserver.heartbeat.ClusterIdGuard;
 import io.nyala.tserver.heartbeat.Heartbeater;
@@ -117,7 +115,7 @@ public class TabletServer extends ServerBase {
       certificateRenewal = useRequestedCertificate(masterAddresses(),
           CertificateRequester.hosts(rpcAddress(), raftAddress(), clientRpcAddress()));
     }
-    blockManager = openBlockManager();
+    blockManager = BlockManagers.open(topts, fs);
     tabletManager = new TabletManager(fs.walDir().resolve("tablet-meta"), fs.raftDir(),
         uuid(), new Listener(), fs.env(), keyProvider, fs.serverKey(), blockManager,
         fs.walDir().resolve("tablet-data"));
@@ -239,24 +237,6 @@ public class TabletServer extends ServerBase {
       copier.setFaultFetchDelayMs(topts.faultTabletCopyFetchDelayMs);
     }
     tabletManager.setCopier(copier);
-  }
-
-  /** The block manager chosen by {@code --block_manager}, on a "blocks" dir per data dir. */
-  private BlockManager openBlockManager() {
-    List<Path> dirs = new ArrayList<>();
-    for (Path d : fs.dataDirs()) {
-      dirs.add(d.resolve("blocks"));
-    }
-    BlockManager bm = switch (topts.blockManager) {
-      case "log" -> LogBlockManager.open(LbmOptions.defaults(fs.env(), dirs)
-          .withPreallocateBytes(topts.logContainerPreallocateBytes));
-      case "file" -> FileBlockManager.open(fs.env(), dirs);
-      default -> throw NyalaException.invalidArgument(
-          "--block_manager must be 'log' or 'file', not '%s'", topts.blockManager);
-    };
-    LOG.info("{} block manager on {}: {} blocks", topts.blockManager, dirs,
-        bm.metrics().blocksUnderManagement());
-    return bm;
   }
 
   private Collection<BlockTabletStore> openStores() {
