@@ -2,6 +2,7 @@ package io.nyala.tserver.replica;
 
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftIds;
+import io.nyala.common.consensus.RaftPeers;
 import io.nyala.common.proto.RaftRolePB;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.master.TabletStatePB;
@@ -19,7 +20,8 @@ import org.apache.ratis.server.RaftServer;
 
 /**
  * What a replica tells others about itself: its report to the master, its line of ListTablets
- * and the status page, and its view of its Raft configuration. Read from the replica, its
+ * and the status page, its view of its Raft configuration, and who leads it when a request only
+ * a leader serves reaches a follower. Read from the replica, its
  * division and (when it is hibernated) its persisted state; never throws for a replica that is
  * not open, FAILED or cold.
  */
@@ -145,5 +147,17 @@ final class ReplicaReports {
       case LISTENER -> RaftRolePB.LEARNER;
       default -> RaftRolePB.UNKNOWN_ROLE;
     };
+  }
+
+  /** Fails with NOT_LEADER (and the leader's uuid and RPC address if known) unless leader. */
+  static void checkLeader(String tabletId, RaftServer.Division d) {
+    DivisionInfo info = d.getInfo();
+    if (info.isLeader()) {
+      return;
+    }
+    RaftPeerId leader = info.getLeaderId();
+    RaftPeer peer = leader == null ? null : d.getRaftConf().getPeer(leader);
+    throw NyalaException.notLeader("tablet " + tabletId + ": this replica is not the leader",
+        leader == null ? "" : leader.toString(), RaftPeers.rpcAddress(peer));
   }
 }

@@ -3,7 +3,6 @@ package io.nyala.tserver.replica;
 import io.nyala.common.NyalaException;
 import io.nyala.common.consensus.RaftCalls;
 import io.nyala.common.consensus.RaftIds;
-import io.nyala.common.consensus.RaftPeers;
 import io.nyala.common.env.Env;
 import io.nyala.common.proto.master.ReportedTabletPB;
 import io.nyala.common.proto.metadata.TabletMetadataPB;
@@ -25,9 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -371,15 +367,7 @@ public final class TabletReplica {
   /** Fails with NOT_LEADER (and the leader's uuid and RPC address if known) unless leader. */
   public void checkLeader(RaftServer server) {
     checkNotFailed();
-    RaftServer.Division d = division(server);
-    DivisionInfo info = d.getInfo();
-    if (info.isLeader()) {
-      return;
-    }
-    RaftPeerId leader = info.getLeaderId();
-    RaftPeer peer = leader == null ? null : d.getRaftConf().getPeer(leader);
-    throw NyalaException.notLeader("tablet " + tabletId() + ": this replica is not the leader",
-        leader == null ? "" : leader.toString(), RaftPeers.rpcAddress(peer));
+    ReplicaReports.checkLeader(tabletId(), division(server));
   }
 
   /** What the master hears about this replica (see {@link ReplicaReports}). */
