@@ -15,8 +15,6 @@ import io.nyala.common.fs.DirLock;
 import io.nyala.common.fs.ServerFs;
 import io.nyala.common.log.LogContext;
 import io.nyala.common.metrics.MetricRegistry;
-import io.nyala.common.metrics.ProcessMetrics;
-import io.nyala.common.metrics.ratis.RatisMetricSource;
 import io.nyala.common.metrics.ratis.RatisRegistries;
 import io.nyala.common.proto.ServerRegistrationPB;
 import io.nyala.common.row.Redactor;
@@ -143,18 +141,8 @@ public abstract class ServerBase implements AutoCloseable {
     }
     LogContext.registerAlias(fs.uuid(), name);
     fs.diskFaults().injectFlags(options.faultDiskErrors); // docs/data-safety.md, "Disk faults"
-    metrics = new MetricRegistry(name);
-    metrics.doubleGauge("server_uptime_seconds", "Seconds since the server started",
-        () -> (System.nanoTime() - startNanos) / 1e9);
-    ProcessMetrics.register(metrics);
-    metrics.addSource(new RatisMetricSource(RaftIds.peerId(fs.uuid()).toString()));
-    if (wireTls.speaksTls()) { // docs/architecture.md, "TLS and the internal CA"
-      metrics.doubleGauge("certificate_expiry_seconds", "Seconds until the certificate this "
-          + "server presents expires (negative once past)", () -> wireTls.secondsLeft());
-    }
-    metrics.counterFrom("network_partition_dropped_calls_total", "Inbound RPC and Raft calls "
-        + "dropped because an injected network partition cuts their sender off",
-        networkFaults::droppedCalls);
+    metrics = ServerMetrics.create(name, startNanos, RaftIds.peerId(fs.uuid()).toString(),
+        () -> wireTls, networkFaults);
     // Peers tell our calls from clients' by this, so an injected partition can drop them.
     channels.intercept(RpcPartitionFilter.callerIdentity(fs.uuid()));
   }
