@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -338,32 +337,6 @@ public final class MiniCluster extends ClusterClientAccess implements AutoClosea
   /** The directory holding every server's data. */
   public Path dataRoot() {
     return dataRoot;
-  }
-
-  /**
-   * Closes this cluster when the JVM shuts down (Ctrl-C, SIGTERM, {@code System.exit}), as
-   * {@link #close()} does: server processes get SIGTERM and stop cleanly. The minicluster's last
-   * resort against orphaned server processes, a hook that SIGKILLs those still running, waits
-   * for this close (up to 90 s) instead of killing them under it. A failure of the close is
-   * printed to standard error.
-   *
-   * @param before runs in the hook first (say, to tell the user the cluster is stopping)
-   * @param after runs in the hook once the cluster is closed, even if closing it failed
-   */
-  public void closeOnShutdown(Runnable before, Runnable after) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    ExternalProcess.reaperWaitsFor(done);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        before.run();
-        close();
-      } catch (RuntimeException e) {
-        System.err.println("closing the minicluster: " + e.getMessage());
-      } finally {
-        after.run();
-        done.complete(null);
-      }
-    }, "minicluster-close-on-shutdown"));
   }
 
   /**

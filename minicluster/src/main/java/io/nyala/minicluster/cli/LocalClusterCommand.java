@@ -3,6 +3,7 @@ package io.nyala.minicluster.cli;
 import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import io.nyala.minicluster.ServerInfo;
+import io.nyala.minicluster.ShutdownClose;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -88,7 +89,7 @@ final class LocalClusterCommand implements Callable<Integer> {
     MiniCluster cluster = b.build();
     long ms = (System.nanoTime() - t0) / 1_000_000;
     CountDownLatch stopped = new CountDownLatch(1);
-    cluster.closeOnShutdown(() -> {
+    ShutdownClose.register(cluster, () -> {
       System.out.println("shutting down the local cluster...");
       ConsoleLog.quiet();
     }, () -> {
