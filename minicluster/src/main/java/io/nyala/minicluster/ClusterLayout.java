@@ -19,10 +19,14 @@ final class ClusterLayout {
    * Tablet server flags a minicluster starts with, before the builder's own (which override
    * them): a block container grows by 1 MiB at a time instead of a server's 32 MiB, so a test
    * or local cluster with a few small tables takes megabytes of disk, not gigabytes
-   * (docs/decisions.md, "Small preallocation in miniclusters").
+   * (docs/decisions.md, "Small preallocation in miniclusters"); and a clean stop does not
+   * hibernate quiet groups first, so that a test's restart finds its groups as they were (awake
+   * ones reopened, damage found at start); {@code local-cluster} and {@code bench dense-node}
+   * turn that step back on (docs/dense-nodes.md, "A clean stop leaves quiet groups cold").
    */
   static final List<String> TSERVER_DEFAULTS =
-      List.of("--log_container_preallocate_bytes=" + (1 << 20));
+      List.of("--log_container_preallocate_bytes=" + (1 << 20),
+          "--tablet_hibernate_on_stop_ms=0");
 
   private final boolean localhost;
   private final ServerGroup masters;

@@ -4,6 +4,7 @@ import io.nyala.minicluster.MiniCluster;
 import io.nyala.minicluster.ProcessMode;
 import io.nyala.minicluster.ServerInfo;
 import io.nyala.minicluster.ShutdownClose;
+import io.nyala.tserver.TserverOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -85,6 +86,10 @@ final class LocalClusterCommand implements Callable<Integer> {
         .tls(!insecure)
         .processMode(processes ? ProcessMode.EXTERNAL : ProcessMode.IN_PROCESS);
     masterFlags.forEach(b::masterFlag);
+    // A server's own default, which the minicluster turns off for tests' restarts: a stopped
+    // local cluster restarts with its quiet groups cold (docs/dense-nodes.md).
+    b.tserverFlag("--tablet_hibernate_on_stop_ms="
+        + new TserverOptions().tabletHibernateOnStopMs);
     tserverFlags.forEach(b::tserverFlag);
     MiniCluster cluster = b.build();
     long ms = (System.nanoTime() - t0) / 1_000_000;
