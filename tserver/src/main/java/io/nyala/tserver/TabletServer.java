@@ -335,6 +335,11 @@ public class TabletServer extends ServerBase {
     return options.masters(7051);
   }
 
+  /** Hibernation, wakes and cold reads of this server's replicas (docs/dense-nodes.md). */
+  public ReplicaHibernator hibernator() {
+    return hibernator;
+  }
+
   public RaftServer raftServer() {
     return raftServer;
   }

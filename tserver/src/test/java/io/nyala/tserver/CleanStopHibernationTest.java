@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * whose idle period is far longer than the test, so that nothing goes cold by itself: stopping
  * one hibernates every quiet tablet it hosts, whether it leads it or follows, on all three
  * replicas, but not a tablet with a request in flight or an open scanner; its restart opens no
- * group for them, and every row written before is read back after a wake.
+ * group for them, and every row written before is read back.
  */
 @Timeout(180)
 class CleanStopHibernationTest {
@@ -129,14 +129,15 @@ class CleanStopHibernationTest {
   }
 
   /**
-   * Reads the whole tablet through whichever replica answers: a scan of a cold replica wakes
-   * the group, and once it elected, its leader serves the scan.
+   * Reads the whole tablet through whichever replica answers: a cold replica from its flushed
+   * store (docs/dense-nodes.md, "Reading a cold tablet without waking it"), an awake group
+   * through its leader once it elected.
    */
-  private int rowsAfterWake(String tablet) {
-    return rowsAfterWake(tablet, ROWS);
+  private int rowsReadBack(String tablet) {
+    return rowsReadBack(tablet, ROWS);
   }
 
-  private int rowsAfterWake(String tablet, int expected) {
+  private int rowsReadBack(String tablet, int expected) {
     return await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
       for (TabletServer ts : servers) {
         try {
@@ -216,7 +217,7 @@ class CleanStopHibernationTest {
     }
     int rows = 0;
     for (String t : tablets) {
-      rows += rowsAfterWake(t);
+      rows += rowsReadBack(t);
     }
     assertThat(rows).isEqualTo(tablets.size() * ROWS);
   }
@@ -256,7 +257,7 @@ class CleanStopHibernationTest {
     }
     assertThat(requestHibernation(quietLeader, quiet).getError().getCode())
         .isEqualTo(StatusCodePB.OK);
-    assertThat(rowsAfterWake(quiet)).isEqualTo(ROWS);
+    assertThat(rowsReadBack(quiet)).isEqualTo(ROWS);
   }
 
   /**
@@ -286,6 +287,6 @@ class CleanStopHibernationTest {
     // The same rows under a new sequence number are a new write: every row already present.
     WriteRequestPB next = first.toBuilder().setSeqNo(8).build();
     assertThat(writeAnywhere(next).getPerRowErrorsList()).hasSize(50);
-    assertThat(rowsAfterWake(tablet, ROWS + 50)).isEqualTo(ROWS + 50);
+    assertThat(rowsReadBack(tablet, ROWS + 50)).isEqualTo(ROWS + 50);
   }
 }

@@ -36,9 +36,22 @@ public final class BlockStoreOpener implements TabletStoreOpener {
   private final Path superblockFile;
   /** The store opened last, or null (none yet, or the last open failed). */
   private volatile BlockTabletStore current;
+  /**
+   * A store already open at this replica's durable state, for the first {@link #open} to take
+   * instead of reading the superblock again: the store a cold replica's scans opened
+   * (docs/dense-nodes.md, "Reading a cold tablet without waking it"); null if none.
+   */
+  private BlockTabletStore adopt;
 
   public BlockStoreOpener(String tabletId, Schema initialSchema, Env env, BlockManager blocks,
       Path superblockFile) {
+    this(tabletId, initialSchema, env, blocks, superblockFile, null);
+  }
+
+  /** {@code adopt}: a store open at the durable state for the first open to take, or null. */
+  public BlockStoreOpener(String tabletId, Schema initialSchema, Env env, BlockManager blocks,
+      Path superblockFile, BlockTabletStore adopt) {
+    this.adopt = adopt;
     this.tabletId = tabletId;
     this.initialSchema = initialSchema;
     this.env = env;
@@ -64,8 +77,16 @@ public final class BlockStoreOpener implements TabletStoreOpener {
   public TabletStore open(HistoryRetention history, Consumer<NyalaException> onDamaged) {
     BlockTabletStore old = current;
     current = null;
-    BlockTabletStore s = BlockTabletStore.open(tabletId, initialSchema, env, blocks,
-        superblockFile, history);
+    BlockTabletStore s = adopt;
+    adopt = null;
+    if (s != null && !s.isClosed()) {
+      s.onDamaged(onDamaged);
+      current = s;
+      LOG.info("tablet {}: took over the store its cold scans opened at index {}", tabletId,
+          s.durableIndex());
+      return s;
+    }
+    s = BlockTabletStore.open(tabletId, initialSchema, env, blocks, superblockFile, history);
     s.onDamaged(onDamaged);
     current = s;
     if (old != null) {

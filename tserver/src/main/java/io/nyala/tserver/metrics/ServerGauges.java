@@ -61,6 +61,11 @@ public final class ServerGauges {
         "Replicas hibernated here (their group closed)", () -> s.hibernator().hibernations());
     metrics.counterFrom("tablet_wakes_total", "Hibernated replicas woken here",
         () -> s.hibernator().wakes());
+    metrics.counterFrom("tablet_cold_scans_total", "Scans of hibernated replicas answered "
+        + "from their flushed store without a wake", () -> s.hibernator().coldReads().served());
+    metrics.counterFrom("tablet_cold_scan_wakes_total", "Scans of hibernated replicas that woke "
+        + "the group because its peers did not confirm it closed",
+        () -> s.hibernator().coldReads().declined());
     metrics.gauge("tablets_leader", "Tablet replicas that are Raft leader here", () ->
         tablets.replicas().stream().filter(s.isLeader()).count());
     metrics.gauge("scanners_active", "Open scanners", () -> s.scanners().activeCount());

@@ -3,6 +3,8 @@ package io.nyala.tserver.replica;
 import io.nyala.common.NyalaException;
 import io.nyala.common.proto.ErrorPB;
 import io.nyala.common.proto.StatusCodePB;
+import io.nyala.common.proto.tserver.ConfirmHibernatedRequestPB;
+import io.nyala.common.proto.tserver.ConfirmHibernatedResponsePB;
 import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
 import io.nyala.common.proto.tserver.HibernateReplicaResponsePB;
 import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
@@ -58,6 +60,14 @@ public final class GrpcPeerChannel implements PeerChannel {
     RequestHibernationRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
     return this.<RequestHibernationResponsePB>call(to, timeoutMs,
         (stub, o) -> stub.requestHibernation(r, o), RequestHibernationResponsePB::getError);
+  }
+
+  @Override
+  public CompletableFuture<Void> confirmHibernated(Peer to, ConfirmHibernatedRequestPB req,
+      long timeoutMs) {
+    ConfirmHibernatedRequestPB r = req.toBuilder().setClusterId(clusterId()).build();
+    return this.<ConfirmHibernatedResponsePB>call(to, timeoutMs,
+        (stub, o) -> stub.confirmHibernated(r, o), ConfirmHibernatedResponsePB::getError);
   }
 
   /** Sends one call with {@code send} and completes as {@link PeerChannel} says. */

@@ -1,6 +1,7 @@
 package io.nyala.tserver.replica;
 
 import io.nyala.common.HostPort;
+import io.nyala.common.proto.tserver.ConfirmHibernatedRequestPB;
 import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
 import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
 import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
@@ -30,5 +31,13 @@ public interface PeerChannel {
    * {@link #hibernate} does (ILLEGAL_STATE: the leader refused).
    */
   CompletableFuture<Void> requestHibernation(Peer to, RequestHibernationRequestPB req,
+      long timeoutMs);
+
+  /**
+   * Asks {@code to} whether its replica is still hibernated at the request's term and index;
+   * completes normally if it is, exceptionally as {@link #hibernate} does otherwise
+   * (ILLEGAL_STATE: it is not, or no longer, closed there).
+   */
+  CompletableFuture<Void> confirmHibernated(Peer to, ConfirmHibernatedRequestPB req,
       long timeoutMs);
 }

@@ -62,6 +62,7 @@ public final class ReplicaHibernator {
   private final AtomicLong hibernations = new AtomicLong();
   private final ReplicaWaker waker;
   private final StopHibernation stop;
+  private final ColdReads coldReads;
 
   /**
    * @param afterMs {@code --tablet_hibernate_after_ms} (0 = never hibernate; waking still works)
@@ -83,6 +84,7 @@ public final class ReplicaHibernator {
     this.waker = new ReplicaWaker(tablets, selfUuid, channel);
     tablets.setWaker(waker::wake);
     this.stop = new StopHibernation(tablets, this, selfUuid, channel, busy, rounds);
+    this.coldReads = new ColdReads(tablets, selfUuid, channel, busy);
   }
 
   /**
@@ -118,6 +120,7 @@ public final class ReplicaHibernator {
     for (TabletReplica r : tablets.replicas()) {
       r.appliedWrites().expire(now - retryWindowNanos);
       if (r.state() != ReplicaState.RUNNING) {
+        coldReads.closeUnused(r, now);
         continue;
       }
       healer.check(r, now);
@@ -368,6 +371,11 @@ public final class ReplicaHibernator {
 
   public long wakes() {
     return waker.wakes();
+  }
+
+  /** Scans of cold replicas without a wake (docs/dense-nodes.md). */
+  public ColdReads coldReads() {
+    return coldReads;
   }
 
   /** Where each wake's duration goes (ms); call before any request. */

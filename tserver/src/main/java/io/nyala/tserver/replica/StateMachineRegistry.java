@@ -41,6 +41,10 @@ final class StateMachineRegistry implements StateMachine.Registry {
     this.history = h;
   }
 
+  HistoryRetention historyRetention() {
+    return history;
+  }
+
   void setFaultOpenDelayMs(long ms) {
     this.faultOpenDelayMs = ms;
   }

@@ -106,6 +106,10 @@ final class TabletDeleter {
     if (sm != null && sm.store() != null) {
       sm.store().destroy();
     }
+    BlockTabletStore cold = r.cold.takeForWake(); // a cold replica's scans may have opened one
+    if (cold != null) {
+      cold.destroy();
+    }
     BlockTabletStore.destroy(env, blocks, factory.superblockFile(r.tabletId()));
   }
 }

@@ -105,6 +105,11 @@ public final class TabletManager {
     registry.setHistoryRetention(h);
   }
 
+  /** How long stores keep old row versions ({@code --tablet_history_max_age_sec}). */
+  HistoryRetention historyRetention() {
+    return registry.historyRetention();
+  }
+
   /** UNSAFE, tests only ({@code --fault_tablet_open_delay_ms}); call before Ratis starts. */
   public void setFaultOpenDelayMs(long ms) {
     registry.setFaultOpenDelayMs(ms);

@@ -58,6 +58,8 @@ public final class TabletReplica {
   private volatile WriteBatcher writeBatcher;
   /** Write schemas already checked against {@link #schema()}, for the Write RPC. */
   private final WriteSchemaCache writeSchemas = new WriteSchemaCache();
+  /** The store scans of this replica opened while it is cold (see {@link ColdReads}). */
+  final ColdStore cold = new ColdStore();
   /**
    * Why the replica is FAILED (damaged on disk: see docs/data-safety.md, "Damage is
    * contained"), or null. Set once; a FAILED replica serves nothing until it is deleted.
@@ -261,10 +263,14 @@ public final class TabletReplica {
     return Schema.fromPb(m.hasInitialSchema() ? m.getInitialSchema() : m.getSchema());
   }
 
+  /** An opener of this replica's store; {@code adopt}: one open at its durable state, or null. */
+  BlockStoreOpener storeOpener(BlockTabletStore adopt) {
+    return new BlockStoreOpener(tabletId(), initialSchema(), env, blocks, superblockFile, adopt);
+  }
+
   /** Called by the state machine registry: a fresh state machine per open of the group. */
   TabletStateMachine newStateMachine() {
-    BlockStoreOpener opener = new BlockStoreOpener(tabletId(), initialSchema(), env, blocks,
-        superblockFile);
+    BlockStoreOpener opener = storeOpener(cold.takeForWake());
     TabletStateMachine sm = new TabletStateMachine(tabletId(), listener,
         LogPayloads.sealed(tabletId(), tabletKey), opener, appliedWrites);
     storeOpener = opener;

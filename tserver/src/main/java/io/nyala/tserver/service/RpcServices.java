@@ -63,7 +63,7 @@ public final class RpcServices {
         limits.writeMaxEntriesInFlight(), p.writeBatches(),
         limits.faultDropWriteResponseAfterCommit(), p.metrics());
     ScanHandler scans = new ScanHandler(p.tablets(), p.raft(), p.scanners(),
-        limits.scannerDefaultBatchRows(), p.metrics());
+        p.hibernator().coldReads(), limits.scannerDefaultBatchRows(), p.metrics());
     DeleteTabletHandler deletes = new DeleteTabletHandler(p.tablets(), p.raft(), p.scanners(),
         p.copySessions(), p.clusterGuard(), p.selfUuid(), p.metrics());
     return List.of(
@@ -83,6 +83,8 @@ public final class RpcServices {
   public static void giveLifecycleCallsOwnThreads(RpcServer rpc) {
     rpc.ownThreads("lifecycle", LIFECYCLE_RPC_THREADS, List.of(
         TabletServerAdminServiceGrpc.getWakeReplicaMethod(),
+        // Never waits: a cold read's question must not queue behind service threads either.
+        TabletServerAdminServiceGrpc.getConfirmHibernatedMethod(),
         // Not RequestHibernation: it may wait for a round that needs these threads.
         TabletServerAdminServiceGrpc.getHibernateReplicaMethod()));
   }

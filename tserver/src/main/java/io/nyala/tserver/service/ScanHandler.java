@@ -12,6 +12,7 @@ import io.nyala.common.row.ColumnPredicate;
 import io.nyala.common.row.RowBlock;
 import io.nyala.common.schema.Schema;
 import io.nyala.tserver.consensus.TabletStateMachine;
+import io.nyala.tserver.replica.ColdReads;
 import io.nyala.tserver.replica.TabletManager;
 import io.nyala.tserver.replica.TabletReplica;
 import io.nyala.tserver.scan.Scanner;
@@ -41,15 +42,17 @@ final class ScanHandler {
   private final TabletManager tablets;
   private final Supplier<RaftServer> raft;
   private final ScannerManager scanners;
+  private final ColdReads cold;
   private final int defaultBatchRows;
   private final MetricRegistry.Counter rowsReturned;
   private final MetricRegistry.Counter scannersOpened;
 
   ScanHandler(TabletManager tablets, Supplier<RaftServer> raft, ScannerManager scanners,
-      int defaultBatchRows, MetricRegistry metrics) {
+      ColdReads cold, int defaultBatchRows, MetricRegistry metrics) {
     this.tablets = tablets;
     this.raft = raft;
     this.scanners = scanners;
+    this.cold = cold;
     this.defaultBatchRows = defaultBatchRows;
     this.rowsReturned = metrics.counter("scan_rows_returned_total", "Rows returned by scans");
     this.scannersOpened = metrics.counter("scanners_opened_total",
@@ -74,26 +77,53 @@ final class ScanHandler {
   }
 
   private CompletableFuture<ScanResponsePB> openScan(ScanRequestPB req) {
-    TabletReplica replica = tablets.use(req.getNewScanRequest().getTabletId(),
-        CallerDeadline.nanos());
+    NewScanRequestPB n = req.getNewScanRequest();
+    ColdReads.Pinned c = coldPin(n);
+    if (c != null) {
+      // A cold replica read from its flushed store, its group left closed (docs/dense-nodes.md,
+      // "Reading a cold tablet without waking it").
+      return openScan(req, c.store(), CompletableFuture.completedFuture(c.snapshot()));
+    }
+    TabletReplica replica = tablets.use(n.getTabletId(), CallerDeadline.nanos());
     return replica.serve(() -> openScan(replica, req));
   }
 
+  /** The snapshot a cold replica pins for this scan, or null to take the normal path. */
+  private ColdReads.Pinned coldPin(NewScanRequestPB n) {
+    if (n.getReadMode() == ReadModePB.READ_AT_SNAPSHOT) {
+      // Index 0 is "whatever this replica applied": served as the latest state.
+      return cold.pin(n.getTabletId(), n.getSnapIndex(), 0, CallerDeadline.nanos());
+    }
+    long min = n.getReadMode() == ReadModePB.READ_YOUR_WRITES ? n.getMinAppliedIndex() : 0;
+    return min < 0 ? null : cold.pin(n.getTabletId(), 0, min, CallerDeadline.nanos());
+  }
+
   private CompletableFuture<ScanResponsePB> openScan(TabletReplica replica, ScanRequestPB req) {
-    NewScanRequestPB n = req.getNewScanRequest();
     RaftServer server = raft.get();
     replica.checkLeader(server);
     TabletStateMachine sm = replica.stateMachine();
+    return openScan(req, sm.store(), readPoint(replica, server, req.getNewScanRequest()));
+  }
+
+  /** Opens a scanner on {@code store} at the snapshot {@code pinned} completes with. */
+  private CompletableFuture<ScanResponsePB> openScan(ScanRequestPB req, TabletStore store,
+      CompletableFuture<Long> pinned) {
+    NewScanRequestPB n = req.getNewScanRequest();
     // The store's schema, not the metadata's: it moves with alters as they are applied.
-    Schema schema = sm.store().schema();
+    Schema schema = store.schema();
     List<ColumnPredicate> preds = new ArrayList<>(n.getPredicatesCount());
-    for (ColumnPredicatePB p : n.getPredicatesList()) {
-      preds.add(ColumnPredicate.fromPb(schema, p));
+    TabletScanSpec spec;
+    try {
+      for (ColumnPredicatePB p : n.getPredicatesList()) {
+        preds.add(ColumnPredicate.fromPb(schema, p));
+      }
+      spec = TabletScanSpec.of(schema, n.getProjectedColumnsList(), preds,
+          n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
+    } catch (RuntimeException e) {
+      // A bad request after the snapshot was pinned: let go of it.
+      pinned.thenAccept(store::unpin);
+      throw e;
     }
-    TabletScanSpec spec = TabletScanSpec.of(schema, n.getProjectedColumnsList(), preds,
-        n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
-    TabletStore store = sm.store();
-    CompletableFuture<Long> pinned = readPoint(replica, server, n);
     return pinned.thenApply(snap -> {
       Scanner s = scanners.register(n.getTabletId(), store, spec.atSnapshot(snap), n.getLimit());
       scannersOpened.inc();

@@ -9,6 +9,8 @@ import io.nyala.common.proto.tserver.AlterSchemaRequestPB;
 import io.nyala.common.proto.tserver.AlterSchemaResponsePB;
 import io.nyala.common.proto.tserver.ChangeConfigRequestPB;
 import io.nyala.common.proto.tserver.ChangeConfigResponsePB;
+import io.nyala.common.proto.tserver.ConfirmHibernatedRequestPB;
+import io.nyala.common.proto.tserver.ConfirmHibernatedResponsePB;
 import io.nyala.common.proto.tserver.CreateTabletRequestPB;
 import io.nyala.common.proto.tserver.CreateTabletResponsePB;
 import io.nyala.common.proto.tserver.DeleteTabletRequestPB;
@@ -177,6 +179,17 @@ final class TabletServerServices {
         return hibernator.hibernationRequested(req.getTabletId(), req.getRequestorUuid())
             .thenApply(v -> RequestHibernationResponsePB.getDefaultInstance());
       }, e -> RequestHibernationResponsePB.newBuilder().setError(e).build());
+    }
+
+    @Override
+    public void confirmHibernated(ConfirmHibernatedRequestPB req,
+        StreamObserver<ConfirmHibernatedResponsePB> out) {
+      Rpcs.respond(out, () -> {
+        clusterGuard.checkCaller(req.getClusterId(), "ConfirmHibernated of tablet "
+            + req.getTabletId());
+        hibernator.coldReads().confirm(req.getTabletId(), req.getTerm(), req.getIndex());
+        return ConfirmHibernatedResponsePB.getDefaultInstance();
+      }, e -> ConfirmHibernatedResponsePB.newBuilder().setError(e).build());
     }
 
     @Override

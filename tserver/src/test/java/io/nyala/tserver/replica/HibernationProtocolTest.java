@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
+import io.nyala.common.proto.tserver.ConfirmHibernatedRequestPB;
 import io.nyala.common.proto.tserver.HibernateReplicaRequestPB;
 import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
 import io.nyala.common.proto.tserver.WakeReplicaRequestPB;
@@ -269,6 +270,13 @@ class HibernationProtocolTest {
         long timeoutMs) {
       // Rounds here are run by the tests themselves; a clean stop's request is tested with
       // real servers (CleanStopHibernationTest).
+      return CompletableFuture.failedFuture(NyalaException.illegalState("not asked here"));
+    }
+
+    @Override
+    public CompletableFuture<Void> confirmHibernated(Peer to, ConfirmHibernatedRequestPB req,
+        long timeoutMs) {
+      // Cold reads are tested with real servers (ColdScanTest).
       return CompletableFuture.failedFuture(NyalaException.illegalState("not asked here"));
     }
   }

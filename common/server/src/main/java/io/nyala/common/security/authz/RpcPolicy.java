@@ -20,7 +20,8 @@ import java.util.Set;
  *   <tr><th>service</th><th>methods</th><th>who</th></tr>
  *   <tr><td>{@code nyala.tserver.TabletServerAdminService}</td><td>CreateTablet, DeleteTablet,
  *     TransferLeadership, ChangeConfig, AlterSchema, HibernateReplica, WakeReplica,
- *     RequestHibernation (the master's admin calls and the tservers' hibernation protocol)</td>
+ *     RequestHibernation, ConfirmHibernated (the master's admin calls and the tservers'
+ *     hibernation protocol)</td>
  *     <td>server</td></tr>
  *   <tr><td>{@code nyala.tserver.TabletCopyService}</td><td>BeginTabletCopySession, FetchData,
  *     EndTabletCopySession</td><td>server</td></tr>

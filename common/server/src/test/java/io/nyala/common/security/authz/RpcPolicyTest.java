@@ -44,6 +44,8 @@ class RpcPolicyTest {
         "nyala.tserver.TabletServerAdminService/AlterSchema",
         "nyala.tserver.TabletServerAdminService/HibernateReplica",
         "nyala.tserver.TabletServerAdminService/WakeReplica",
+        "nyala.tserver.TabletServerAdminService/RequestHibernation",
+        "nyala.tserver.TabletServerAdminService/ConfirmHibernated",
         "nyala.tserver.TabletCopyService/BeginTabletCopySession",
         "nyala.tserver.TabletCopyService/FetchData",
         "nyala.tserver.TabletCopyService/EndTabletCopySession",
