@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Timeout;
  * short hibernation period. Rows go to every tablet, then the cluster is left alone: nearly
  * every replica must go cold, every replica stays reported, each server's thread count drops
  * below the budget of awake replicas, and cold tablets take writes. A full restart then
- * reports every replica at once and every row is read back through the woken tablets.
+ * reports every replica at once and every row is read back, from cold replicas without waking
+ * their groups.
  *
  * <p>Tagged "solo": it runs alone after the other suites, since its 900 new replicas and
  * another suite's cluster together starve Raft heartbeats on a 2-core box.
@@ -56,7 +57,7 @@ class DenseNodeIT {
    * ready), where one by one each table took ~11 s to create and ~1.5 s to write.
    */
   private static final int CREATE_PARALLELISM = 1;
-  /** Tables scanned at once after the restart: each scan wakes its tablets one by one. */
+  /** Tables scanned at once after the restart. */
   private static final int SCAN_PARALLELISM = 5;
   private static final int COLD_WRITES = 20;
   /** Replicas per server that may still be awake when "nearly all" are cold. */
@@ -139,14 +140,16 @@ class DenseNodeIT {
 
       // A full restart with the replicas cold (but the 20 just written): the servers add Raft
       // groups only for those, report the rest at once (docs/dense-nodes.md, "Start"), and every
-      // row written before hibernation is read back through woken groups.
+      // row is read back: the 20 through their awake groups (rows written before their
+      // hibernation, read after their wake), the others from their cold replicas' stores,
+      // without a wake ("Reading a cold tablet without waking it").
       cluster.stop();
       phase("stopped");
       cluster.start();
       phase("restarted");
       awaitReported(census, perTserver);
       phase("every replica reported after the restart");
-      // Tables in parallel: each scan wakes its tablets one after the other. The same client:
+      // Tables in parallel, each scan reading its tablets one after the other. The same client:
       // its token outlives the restart (the signing keys are in the sys catalog).
       DenseTables.forEach(List.copyOf(expected.keySet()), SCAN_PARALLELISM, name ->
           await(name + " answers a scan after the restart").atMost(Duration.ofSeconds(90))
@@ -154,6 +157,16 @@ class DenseNodeIT {
               .until(() -> DenseTables.countRows(client, client.openTable(name))
                   == expected.get(name)));
       phase("every table answers a scan");
+      double coldScans = 0;
+      for (int i = 0; i < 3; i++) {
+        coldScans += census.metric(i, "tablet_cold_scans_total", null, null);
+      }
+      System.out.printf("DenseNodeIT: %.0f scans answered by cold replicas; awake now: %d at "
+          + "most per server%n", coldScans, awake(census));
+      assertThat(coldScans).as("scans answered without a wake").isGreaterThanOrEqualTo(
+          TABLES * BUCKETS - COLD_WRITES);
+      assertThat(awake(census)).as("replicas the scans left awake on any server")
+          .isLessThanOrEqualTo(COLD_WRITES + AWAKE_SLACK);
     }
   }
 
