@@ -82,7 +82,12 @@ final class ScanHandler {
     if (c != null) {
       // A cold replica read from its flushed store, its group left closed (docs/dense-nodes.md,
       // "Reading a cold tablet without waking it").
-      return openScan(req, c.store(), CompletableFuture.completedFuture(c.snapshot()));
+      try {
+        return openScan(req, c.store(), () -> CompletableFuture.completedFuture(c.snapshot()));
+      } catch (RuntimeException e) {
+        c.store().unpin(c.snapshot()); // a bad request: the scanner that would unpin is not open
+        throw e;
+      }
     }
     TabletReplica replica = tablets.use(n.getTabletId(), CallerDeadline.nanos());
     return replica.serve(() -> openScan(replica, req));
@@ -102,28 +107,25 @@ final class ScanHandler {
     RaftServer server = raft.get();
     replica.checkLeader(server);
     TabletStateMachine sm = replica.stateMachine();
-    return openScan(req, sm.store(), readPoint(replica, server, req.getNewScanRequest()));
+    return openScan(req, sm.store(), () -> readPoint(replica, server, req.getNewScanRequest()));
   }
 
-  /** Opens a scanner on {@code store} at the snapshot {@code pinned} completes with. */
+  /**
+   * Opens a scanner on {@code store} at the snapshot {@code readPoint} pins, once the request's
+   * projection and predicates are known to be good.
+   */
   private CompletableFuture<ScanResponsePB> openScan(ScanRequestPB req, TabletStore store,
-      CompletableFuture<Long> pinned) {
+      Supplier<CompletableFuture<Long>> readPoint) {
     NewScanRequestPB n = req.getNewScanRequest();
     // The store's schema, not the metadata's: it moves with alters as they are applied.
     Schema schema = store.schema();
     List<ColumnPredicate> preds = new ArrayList<>(n.getPredicatesCount());
-    TabletScanSpec spec;
-    try {
-      for (ColumnPredicatePB p : n.getPredicatesList()) {
-        preds.add(ColumnPredicate.fromPb(schema, p));
-      }
-      spec = TabletScanSpec.of(schema, n.getProjectedColumnsList(), preds,
-          n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
-    } catch (RuntimeException e) {
-      // A bad request after the snapshot was pinned: let go of it.
-      pinned.thenAccept(store::unpin);
-      throw e;
+    for (ColumnPredicatePB p : n.getPredicatesList()) {
+      preds.add(ColumnPredicate.fromPb(schema, p));
     }
+    TabletScanSpec spec = TabletScanSpec.of(schema, n.getProjectedColumnsList(), preds,
+        n.getStartPrimaryKey().toByteArray(), n.getStopPrimaryKey().toByteArray(), 0);
+    CompletableFuture<Long> pinned = readPoint.get();
     return pinned.thenApply(snap -> {
       Scanner s = scanners.register(n.getTabletId(), store, spec.atSnapshot(snap), n.getLimit());
       scannersOpened.inc();
