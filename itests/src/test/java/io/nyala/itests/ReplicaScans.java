@@ -15,8 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Reads one replica's rows for the kill tests: READ_LATEST is served by the leader alone, so a
  * replica is made leader and then scanned; a scan it serves is its own data. Works on cold
- * tablets too: a hibernated group has no leader, and the scan sent to the replica wakes it
- * (docs/dense-nodes.md); each step is retried because the group may go cold again in between.
+ * tablets too: a hibernated group has no leader, and the replica answers the scan from its own
+ * flushed store (docs/dense-nodes.md, "Reading a cold tablet without waking it"), or wakes the
+ * group when its peers do not confirm it closed; each step is retried because the group may go
+ * cold again in between.
  */
 final class ReplicaScans {
   private ReplicaScans() {}
@@ -66,8 +68,8 @@ final class ReplicaScans {
 
   /**
    * Every key of {@code tablet} as tablet server {@code server} serves them while it leads:
-   * transfers the leadership to it (waking the group first if it is cold) until a scan sent to
-   * it succeeds.
+   * transfers the leadership to it (a cold replica answers from its own store) until a scan sent
+   * to it succeeds.
    */
   static Set<Long> keysServedAsLeader(TabletProbe probe, String tablet, int server) {
     AtomicReference<Set<Long>> keys = new AtomicReference<>();
@@ -75,8 +77,9 @@ final class ReplicaScans {
         .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
           int leader = probe.leaderIndex(tablet);
           if (leader == server || leader < 0) {
-            // No leader: the group is cold or electing; the scan wakes it, and is answered only
-            // if this server leads (NOT_LEADER otherwise, and the next poll transfers).
+            // No leader: the group is cold or electing. A cold replica answers from its own store;
+            // otherwise the scan wakes the group and is answered only if this server leads
+            // (NOT_LEADER otherwise, and the next poll transfers).
             try {
               keys.set(probe.scanKeys(server, tablet));
               return true;
