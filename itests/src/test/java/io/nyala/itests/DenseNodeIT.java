@@ -153,7 +153,7 @@ class DenseNodeIT {
       // its token outlives the restart (the signing keys are in the sys catalog).
       DenseTables.forEach(List.copyOf(expected.keySet()), SCAN_PARALLELISM, name ->
           await(name + " answers a scan after the restart").atMost(Duration.ofSeconds(90))
-              .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+              .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
               .until(() -> DenseTables.countRows(client, client.openTable(name))
                   == expected.get(name)));
       phase("every table answers a scan");
@@ -216,7 +216,8 @@ class DenseNodeIT {
       AtomicReference<String> last = new AtomicReference<>();
       try {
         await("threads of " + cluster.tabletServer(i).name() + " within the budget")
-            .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            .atMost(Duration.ofSeconds(90)).pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofSeconds(2)).until(() -> {
               Map<String, Integer> s = census.states(server);
               long awake = awake(s);
               long threads = ProcessStats.of(cluster.tabletServerPid(server)).threads();
