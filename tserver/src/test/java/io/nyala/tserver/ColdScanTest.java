@@ -118,6 +118,14 @@ class ColdScanTest {
           .isEqualTo(2);
       assertThat(ts.hibernator().wakes()).isZero();
     }
+    // A bad request to a cold replica is refused naming the column, and changes nothing.
+    ScanResponsePB bad = fx.data(servers.get(1)).scan(ScanRequestPB.newBuilder()
+        .setNewScanRequest(NewScanRequestPB.newBuilder().setTabletId(t)
+            .addProjectedColumns("no_such_column")).build());
+    assertThat(bad.getError().getCode()).isNotEqualTo(StatusCodePB.OK);
+    assertThat(bad.getError().getMessage()).contains("no_such_column");
+    assertThat(state(servers.get(1), t)).isEqualTo(ReplicaState.HIBERNATED);
+    assertThat(fx.scanAll(servers.get(1), t, 1000)).hasSize(ROWS);
     // A snapshot beyond what the group closed at cannot be read cold: the scan wakes it.
     ScanResponsePB beyond = fx.data(servers.get(0)).scan(ScanRequestPB.newBuilder()
         .setNewScanRequest(NewScanRequestPB.newBuilder().setTabletId(t)
