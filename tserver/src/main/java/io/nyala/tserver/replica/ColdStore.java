@@ -8,8 +8,9 @@ import java.util.function.Supplier;
  * (docs/dense-nodes.md, "Reading a cold tablet without waking it"), or nothing. It is opened at
  * the replica's durable state, which is its whole state while it is cold; a wake hands it to the
  * group's state machine ({@link #takeForWake}), so that scanners reading it go on reading the
- * same store with their snapshots pinned, and nothing closes it under them. Opened and taken
- * under the replica's monitor, so that no store is opened once a wake claimed the replica.
+ * same store with their snapshots pinned, and nothing closes it under them. Opened only under
+ * the replica's monitor while it is HIBERNATED, so that no store is opened once a wake claimed
+ * the replica (which takes it after its claim).
  */
 final class ColdStore {
   private BlockTabletStore store;
@@ -45,10 +46,5 @@ final class ColdStore {
     store.close();
     store = null;
     return true;
-  }
-
-  /** Whether a store is open (for tests and reports). */
-  synchronized boolean isOpen() {
-    return store != null;
   }
 }
