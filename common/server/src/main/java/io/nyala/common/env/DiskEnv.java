@@ -86,12 +86,12 @@ final class DiskEnv implements Env {
   /** Reads or (for an empty file opened to write) writes the encryption header. */
   private FileBackend attach(Path path, FileChannel ch, boolean encrypted, boolean writing) {
     if (!encrypted) {
-      return new FileBackend(path, ch, null, faults);
+      return new FileBackend(path, ch, writing, null, faults);
     }
+    FileBackend raw = new FileBackend(path, ch, writing, null, faults);
     try {
-      FileBackend raw = new FileBackend(path, ch, null, faults);
       AesCtr ctr;
-      if (writing && ch.size() == 0) {
+      if (writing && raw.size() == 0) {
         // Empty: new, or created by a crash before its header was written; no data to lose.
         KeyMaterial fileKey = KeyMaterial.random(newFileAlgorithm.keyBits());
         byte[] h = EncryptionHeader.create(newFileAlgorithm, fileKey, serverKey);
@@ -102,11 +102,11 @@ final class DiskEnv implements Env {
         int got = raw.preadRaw(0, h, 0, h.length);
         ctr = new AesCtr(EncryptionHeader.parse(path.toString(), h, got, serverKey).fileKey());
       }
-      return new FileBackend(path, ch, ctr, faults);
-    } catch (IOException | RuntimeException e) {
-      closeQuietly(ch, e);
-      throw e instanceof IOException io ? NyalaException.ioError(path + ": " + io, io)
-          : (RuntimeException) e;
+      // The raw view's channel: an interrupt may have made it reopen the file.
+      return new FileBackend(path, raw.channel(), writing, ctr, faults);
+    } catch (RuntimeException e) {
+      closeQuietly(raw.channel(), e);
+      throw e;
     }
   }
 

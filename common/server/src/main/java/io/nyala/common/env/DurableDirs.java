@@ -2,6 +2,7 @@ package io.nyala.common.env;
 
 import io.nyala.common.NyalaException;
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -41,19 +42,39 @@ public final class DurableDirs {
     }
   }
 
-  /** Makes a directory's entries (creations, renames, deletions) durable. */
+  /**
+   * Makes a directory's entries (creations, renames, deletions) durable. The caller's interrupt
+   * flag is cleared for the sync and set again after: an interrupt would close the channel
+   * and fail the sync (see {@code FileBackend}); an interrupt that closes it mid-sync makes it
+   * sync again.
+   */
   public static void sync(Path dir) {
-    FileChannel ch;
+    boolean interrupted = Thread.interrupted();
     try {
-      ch = FileChannel.open(dir, StandardOpenOption.READ);
-    } catch (IOException e) {
-      // Some file systems cannot open a directory; its entries are as durable as they get.
-      return;
-    }
-    try (ch) {
-      ch.force(true);
-    } catch (IOException e) {
-      throw NyalaException.ioError("cannot sync directory " + dir + ": " + e, e);
+      for (int attempt = 0; ; attempt++) {
+        FileChannel ch;
+        try {
+          ch = FileChannel.open(dir, StandardOpenOption.READ);
+        } catch (IOException e) {
+          // Some file systems cannot open a directory; its entries are as durable as they get.
+          return;
+        }
+        try (ch) {
+          ch.force(true);
+          return;
+        } catch (ClosedChannelException e) {
+          interrupted |= Thread.interrupted();
+          if (attempt >= 3) {
+            throw NyalaException.ioError("cannot sync directory " + dir + ": " + e, e);
+          }
+        } catch (IOException e) {
+          throw NyalaException.ioError("cannot sync directory " + dir + ": " + e, e);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -3,8 +3,12 @@ package io.nyala.common.env;
 import io.nyala.common.NyalaException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
 
 /**
  * Positional logical I/O on one open file, plain or encrypted; what every file type of
@@ -15,24 +19,45 @@ import java.nio.file.Path;
  * stay zero ciphertext (the zero rule turns them into zeros; the file system may keep them as
  * holes); the partial blocks at the edges are written as encrypted zeros, because a partial
  * block at end of file, or a block that also holds data, is decrypted normally.
+ *
+ * <p>Interrupts do not reach the file. A {@link FileChannel} closes itself when a thread is
+ * interrupted in (or enters) one of its operations, for every thread that shares it; a block
+ * container is shared by many, and a server's clean stop interrupts its pools' threads. Unmasked,
+ * one interrupted flush closed its container and failed every later write there as a disk
+ * error. Every operation here clears the caller's interrupt flag first, reopens the file and
+ * repeats the operation when the channel was closed under it by an interrupt (all of them are
+ * positional, so repeating one is harmless), and sets the flag again before returning.
  */
 final class FileBackend implements AutoCloseable {
   /** Largest piece encrypted or decrypted per cipher call: bounds the per-thread scratch. */
   private static final int CHUNK = 1 << 20;
   private static final int B = AesCtr.BLOCK;
   private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[0]);
+  /**
+   * Reopens one operation may make. Each needs another interrupt arriving inside it (a pool's
+   * shutdown interrupts each of its threads once, and each may close the shared channel), so
+   * this bound only ends an operation that interrupts keep arriving at.
+   */
+  private static final int MAX_REOPENS = 64;
 
   private final Path path;
-  private final FileChannel ch;
+  /** Replaced only by {@link #reopen}, under this object's monitor. */
+  private volatile FileChannel ch;
+  /** Set by {@link #close}, under this object's monitor: a channel closed so stays closed. */
+  private boolean closed;
   /** Null for a plain file. */
   private final AesCtr ctr;
   private final int header;
   /** Faults injected under this file's env; consulted before each write and sync. */
   private final DiskFaults faults;
 
-  FileBackend(Path path, FileChannel ch, AesCtr ctr, DiskFaults faults) {
+  /** Whether the file was opened to write too (a reopen opens it the same way). */
+  private final boolean writable;
+
+  FileBackend(Path path, FileChannel ch, boolean writable, AesCtr ctr, DiskFaults faults) {
     this.path = path;
     this.ch = ch;
+    this.writable = writable;
     this.ctr = ctr;
     this.faults = faults;
     this.header = ctr == null ? 0 : EncryptionHeader.SIZE;
@@ -42,13 +67,18 @@ final class FileBackend implements AutoCloseable {
     return path;
   }
 
+  /** The channel now open on the file (a new one after a reopen). */
+  FileChannel channel() {
+    return ch;
+  }
+
   boolean isEncrypted() {
     return ctr != null;
   }
 
   long size() {
     try {
-      return Math.max(0, ch.size() - header);
+      return Math.max(0, io(FileChannel::size) - header);
     } catch (IOException e) {
       throw ioError("cannot stat", e);
     }
@@ -147,7 +177,7 @@ final class FileBackend implements AutoCloseable {
         long t = target - target % B;
         // A zero-rule block cut short would decrypt to keystream: re-encrypt its zeros.
         boolean refill = ctr != null && t < target && t + B <= phys && zeroBlockAt(t);
-        ch.truncate(target);
+        io(c -> c.truncate(target));
         if (refill) {
           writeZeros(t, target);
         }
@@ -190,15 +220,20 @@ final class FileBackend implements AutoCloseable {
   void sync() {
     try {
       faults.check(DiskFaults.Op.SYNC, path);
-      // fdatasync: it also flushes a changed file size, which appends need.
-      ch.force(false);
+      // fdatasync: it also flushes a changed file size, which appends need. After a reopen it
+      // still syncs every page written before: dirty pages belong to the file, not to a channel.
+      io(c -> {
+        c.force(false);
+        return null;
+      });
     } catch (IOException e) {
       throw ioError("cannot sync", e);
     }
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    closed = true;
     try {
       ch.close();
     } catch (IOException e) {
@@ -206,9 +241,57 @@ final class FileBackend implements AutoCloseable {
     }
   }
 
+  /** One operation on the channel; may be run again on a reopened channel. */
+  private interface ChannelOp<T> {
+    T run(FileChannel c) throws IOException;
+  }
+
+  /**
+   * Runs {@code op} with this thread's interrupt flag cleared, again on a reopened channel when
+   * an interrupt (this thread's or another's) closed the channel under it; the flag is set again
+   * before returning if it was set at any point. A channel this backend closed stays closed.
+   */
+  private <T> T io(ChannelOp<T> op) throws IOException {
+    boolean interrupted = Thread.interrupted();
+    try {
+      for (int reopens = 0; ; reopens++) {
+        FileChannel c = ch;
+        try {
+          return op.run(c);
+        } catch (ClosedChannelException e) {
+          // ClosedByInterruptException (this thread) or AsynchronousCloseException (another's)
+          interrupted |= Thread.interrupted();
+          if (reopens >= MAX_REOPENS || !reopen(c)) {
+            throw e;
+          }
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Replaces {@code failed}, closed by an interrupt, with a new channel on the same file (one
+   * thread does it; the others find it done). False if this backend was closed on purpose.
+   */
+  private synchronized boolean reopen(FileChannel failed) throws IOException {
+    if (closed) {
+      return false;
+    }
+    if (ch == failed && !failed.isOpen()) {
+      Set<OpenOption> o = writable ? Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE)
+          : Set.of(StandardOpenOption.READ);
+      ch = FileChannel.open(path, o);
+    }
+    return true;
+  }
+
   private long physSize() {
     try {
-      return ch.size();
+      return io(FileChannel::size);
     } catch (IOException e) {
       throw ioError("cannot stat", e);
     }
@@ -225,27 +308,32 @@ final class FileBackend implements AutoCloseable {
 
   /** Reads until {@code len} bytes or end of file; returns the count (0 at EOF). */
   int preadRaw(long phys, byte[] b, int off, int len) {
-    ByteBuffer buf = ByteBuffer.wrap(b, off, len);
     try {
-      while (buf.hasRemaining()) {
-        int r = ch.read(buf, phys + buf.position() - off);
-        if (r < 0) {
-          break;
+      return io(c -> {
+        ByteBuffer buf = ByteBuffer.wrap(b, off, len);
+        while (buf.hasRemaining()) {
+          int r = c.read(buf, phys + buf.position() - off);
+          if (r < 0) {
+            break;
+          }
         }
-      }
+        return buf.position() - off;
+      });
     } catch (IOException e) {
       throw ioError("cannot read " + len + " bytes at physical offset " + phys, e);
     }
-    return buf.position() - off;
   }
 
   void pwriteRaw(long phys, byte[] b, int off, int len) {
-    ByteBuffer buf = ByteBuffer.wrap(b, off, len);
     try {
       faults.check(DiskFaults.Op.WRITE, path);
-      while (buf.hasRemaining()) {
-        ch.write(buf, phys + buf.position() - off);
-      }
+      io(c -> {
+        ByteBuffer buf = ByteBuffer.wrap(b, off, len);
+        while (buf.hasRemaining()) {
+          c.write(buf, phys + buf.position() - off);
+        }
+        return null;
+      });
     } catch (IOException e) {
       throw ioError("cannot write " + len + " bytes at physical offset " + phys, e);
     }
