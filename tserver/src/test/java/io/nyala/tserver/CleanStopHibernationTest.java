@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A clean stop leaves quiet groups cold (docs/dense-nodes.md), on three real tablet servers
  * whose idle period is far longer than the test, so that nothing goes cold by itself: stopping
  * one hibernates every quiet tablet it hosts, whether it leads it or follows, on all three
- * replicas, but not a tablet with a request in flight or an open scanner; its restart opens no
- * group for them, and every row written before is read back.
+ * replicas, but not a tablet with a request in flight or an open scanner, and a tablet written
+ * just before the stop once its followers learned the commit; its restart opens no group for
+ * them, and every row written before is read back.
  */
 @Timeout(180)
 class CleanStopHibernationTest {
@@ -220,6 +221,38 @@ class CleanStopHibernationTest {
       rows += rowsReadBack(t);
     }
     assertThat(rows).isEqualTo(tablets.size() * ROWS);
+  }
+
+  /**
+   * A stop right after a write: the written groups are not quiet at the first look (the
+   * followers learn the last commit only with the leader's next heartbeat), and the stop looks
+   * again until they are, so they are cold on all three replicas and the restart opens no
+   * group for them.
+   */
+  @Test
+  void tabletsWrittenJustBeforeTheStopAreHibernatedOnceTheirFollowersLearnTheCommit() {
+    startThree();
+    TabletServer stopping = servers.get(0);
+    List<String> tablets = writtenTablets(2);
+    lead(tablets.get(0), stopping);
+    lead(tablets.get(1), servers.get(1));
+    for (String t : tablets) {
+      assertThat(writeVia(inserts(t, ROWS, ROWS + 1, RowOpType.INSERT)).hasError()).isFalse();
+    }
+
+    stopping.close();
+    for (String t : tablets) {
+      for (TabletServer ts : servers) {
+        assertThat(state(ts, t)).as("tablet %s on %s", t, ts.name())
+            .isEqualTo(ReplicaState.HIBERNATED);
+      }
+    }
+    TabletServer again = TserverFixture.start(opts.get(0));
+    servers.set(0, again);
+    for (String t : tablets) {
+      assertThat(again.raftServer().getGroupIds()).doesNotContain(RaftIds.groupId(t));
+      assertThat(rowsReadBack(t, ROWS + 1)).isEqualTo(ROWS + 1);
+    }
   }
 
   @Test

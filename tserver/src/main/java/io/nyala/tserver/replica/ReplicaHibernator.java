@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
@@ -23,6 +24,7 @@ import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,10 +98,13 @@ public final class ReplicaHibernator {
     if (budgetMs <= 0 || afterNanos == Long.MAX_VALUE) {
       return;
     }
-    StopHibernation.Summary s = stop.beforeStop(budgetMs);
+    // One election timeout: two of the leaders' heartbeats, which tell followers the commit.
+    long settleMs = RaftServerConfigKeys.Rpc.timeoutMin(tablets.groups().server().getProperties())
+        .toLong(TimeUnit.MILLISECONDS);
+    StopHibernation.Summary s = stop.beforeStop(budgetMs, settleMs);
     LOG.info("before stopping: hibernated {} quiet replicas, {} not quiet, {} failed or "
-        + "unfinished, in {} ms (budget {} ms)", s.hibernated(), s.notQuiet(), s.failed(),
-        s.millis(), budgetMs);
+        + "unfinished, in {} ms (budget {} ms){}", s.hibernated(), s.notQuiet(), s.failed(),
+        s.millis(), budgetMs, s.example() == null ? "" : "; e.g. " + s.example());
   }
 
   /**

@@ -7,7 +7,9 @@ import io.nyala.common.proto.tserver.RequestHibernationRequestPB;
 import io.nyala.tserver.replica.PeerChannel.Peer;
 import io.nyala.tserver.replica.ReplicaHibernator.RoundResult;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -44,11 +46,29 @@ final class StopHibernation {
   private static final long ROUND_WAIT_NANOS =
       TimeUnit.MILLISECONDS.toNanos(2 * ReplicaHibernator.PEER_TIMEOUT_MS);
 
-  /** How one replica's part of the stop ended. */
-  enum Outcome { HIBERNATED, NOT_QUIET, FAILED }
+  /** How one replica's part of the stop ended, and why when it did not hibernate. */
+  record Outcome(Kind kind, String why) {
+    enum Kind { HIBERNATED, NOT_QUIET, FAILED }
 
-  /** What the pre-stop phase did, for its one log line and for tests. */
-  record Summary(int hibernated, int notQuiet, int failed, long millis) {}
+    static final Outcome HIBERNATED = new Outcome(Kind.HIBERNATED, null);
+
+    static Outcome notQuiet(String why) {
+      return new Outcome(Kind.NOT_QUIET, why);
+    }
+
+    static Outcome failed(String why) {
+      return new Outcome(Kind.FAILED, why);
+    }
+  }
+
+  /**
+   * What the pre-stop phase did, for its one log line and for tests; {@code example}: one
+   * replica that stayed awake and why (null if none did).
+   */
+  record Summary(int hibernated, int notQuiet, int failed, long millis, String example) {}
+
+  /** Pause between looks at the groups that were not quiet yet. */
+  private static final long RETRY_PAUSE_MS = 100;
 
   private final TabletManager tablets;
   private final ReplicaHibernator hibernator;
@@ -70,58 +90,107 @@ final class StopHibernation {
   /**
    * Hibernates every quiet RUNNING replica of this server, waiting at most {@code budgetMs};
    * whatever is unfinished then is counted failed and left to the stop (it restarts RUNNING).
+   *
+   * <p>A group that is not quiet at the first look is looked at again every
+   * {@value #RETRY_PAUSE_MS} ms for one election timeout ({@code settleMs}, within the budget):
+   * a group written just before the stop is quiet as soon as its followers learn the last
+   * commit, which the leader's next heartbeat tells them (every half election timeout). Without
+   * the second look a stop right after a write left that group awake, and the next start opened
+   * it and held an election for it.
    */
-  Summary beforeStop(long budgetMs) {
+  Summary beforeStop(long budgetMs, long settleMs) {
     long start = System.nanoTime();
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(budgetMs);
-    List<TabletReplica> asked = new ArrayList<>();
-    List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
-    int notQuiet = 0;
+    long settled = start + TimeUnit.MILLISECONDS.toNanos(Math.min(budgetMs, settleMs));
+    Map<TabletReplica, Outcome> last = new LinkedHashMap<>();
+    List<TabletReplica> todo = new ArrayList<>();
     for (TabletReplica r : tablets.replicas()) {
-      if (r.state() != ReplicaState.RUNNING) {
-        continue; // cold already, or not ours to close (opening, failed, deleting)
+      if (r.state() == ReplicaState.RUNNING) {
+        todo.add(r); // others are cold already, or not ours to close (opening, failed, deleting)
       }
-      CompletableFuture<Outcome> f = start(r, budgetMs);
-      if (f == null) {
-        notQuiet++;
-      } else {
+    }
+    while (true) {
+      List<TabletReplica> asked = new ArrayList<>();
+      List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
+      for (TabletReplica r : todo) {
+        if (r.state() != ReplicaState.RUNNING) {
+          continue; // a peer's round closed it meanwhile (counted below as hibernated)
+        }
+        long leftMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         asked.add(r);
-        outcomes.add(f);
+        outcomes.add(start(r, leftMs));
+      }
+      for (int i = 0; i < outcomes.size(); i++) {
+        last.put(asked.get(i), await(outcomes.get(i), deadline));
+      }
+      todo = new ArrayList<>();
+      for (Map.Entry<TabletReplica, Outcome> e : last.entrySet()) {
+        if (e.getValue().kind() == Outcome.Kind.NOT_QUIET
+            && e.getKey().state() == ReplicaState.RUNNING) {
+          todo.add(e.getKey());
+        }
+      }
+      long now = System.nanoTime();
+      if (todo.isEmpty() || now + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MS) > settled) {
+        break;
+      }
+      try {
+        Thread.sleep(RETRY_PAUSE_MS); // quietness comes with a peer's heartbeat: no event here
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
       }
     }
     int hibernated = 0;
+    int notQuiet = 0;
     int failed = 0;
-    for (int i = 0; i < outcomes.size(); i++) {
-      Outcome o = await(outcomes.get(i), deadline);
-      if (asked.get(i).state() == ReplicaState.HIBERNATED) {
+    String example = null;
+    for (Map.Entry<TabletReplica, Outcome> e : last.entrySet()) {
+      Outcome o = e.getValue();
+      if (e.getKey().state() == ReplicaState.HIBERNATED) {
         hibernated++; // however the answer went: the replica is what counts
-      } else if (o == Outcome.NOT_QUIET) {
+        continue;
+      }
+      if (o.kind() == Outcome.Kind.NOT_QUIET) {
         notQuiet++;
       } else {
         failed++;
       }
+      String tablet = "tablet " + e.getKey().tabletId() + ": ";
+      String why = o.why().replace(tablet, ""); // a leader's refusal names the tablet too
+      LOG.debug("{}stays awake at the stop: {}", tablet, why);
+      if (example == null) {
+        example = tablet + why;
+      }
     }
     return new Summary(hibernated, notQuiet, failed,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), example);
   }
 
-  /** Starts {@code r}'s round, or returns null when it is plainly not quiet here. */
+  /** Starts {@code r}'s round, or says at once why its group is not quiet here. */
   private CompletableFuture<Outcome> start(TabletReplica r, long budgetMs) {
-    if (busy.test(r.tabletId()) || !r.idleNow()) {
-      return null;
+    if (busy.test(r.tabletId())) {
+      return notQuietNow("it has open scanners or tablet copy sessions");
+    }
+    if (!r.idleNow()) {
+      return notQuietNow("a request is in flight");
     }
     RaftServer server = tablets.groups().server();
     RaftServer.Division d = ReplicaHibernator.divisionOrNull(r, server);
     if (d == null) {
-      return null;
+      return notQuietNow("its group is not open");
     }
     if (d.getInfo().isLeader()) {
-      return runRound(r).handle((res, t) -> t != null ? Outcome.FAILED
-          : res.hibernated() ? Outcome.HIBERNATED : Outcome.NOT_QUIET);
+      return runRound(r).handle((res, t) -> t != null
+          ? Outcome.failed(NyalaException.from(t).detail())
+          : res.hibernated() ? Outcome.HIBERNATED : Outcome.notQuiet(res.whyNot()));
     }
     Peer leader = leaderOf(d);
-    if (leader == null || !caughtUp(d.getRaftLog(), d.getInfo().getLastAppliedIndex())) {
-      return null; // the leader would find this replica behind and refuse
+    if (leader == null) {
+      return notQuietNow("it knows no leader");
+    }
+    if (!caughtUp(d.getRaftLog(), d.getInfo().getLastAppliedIndex())) {
+      return notQuietNow("this follower has not committed, applied and flushed its whole log");
     }
     RequestHibernationRequestPB req = RequestHibernationRequestPB.newBuilder()
         .setTabletId(r.tabletId()).setRequestorUuid(selfUuid).build();
@@ -129,8 +198,12 @@ final class StopHibernation {
       return channel.requestHibernation(leader, req, budgetMs)
           .handle((v, t) -> t == null ? Outcome.HIBERNATED : classify(t));
     } catch (RuntimeException e) { // no address, a closed channel
-      return CompletableFuture.completedFuture(Outcome.FAILED);
+      return CompletableFuture.completedFuture(Outcome.failed(NyalaException.from(e).detail()));
     }
+  }
+
+  private static CompletableFuture<Outcome> notQuietNow(String why) {
+    return CompletableFuture.completedFuture(Outcome.notQuiet(why));
   }
 
   /**
@@ -186,18 +259,21 @@ final class StopHibernation {
   /** A leader's refusal is "not quiet"; anything else (unreachable, timed out) failed. */
   private static Outcome classify(Throwable t) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    return c instanceof NyalaException ne && ne.code() == StatusCode.ILLEGAL_STATE
-        ? Outcome.NOT_QUIET : Outcome.FAILED;
+    NyalaException ne = NyalaException.from(c);
+    return ne.code() == StatusCode.ILLEGAL_STATE ? Outcome.notQuiet("its leader: " + ne.detail())
+        : Outcome.failed("asking its leader: " + ne.detail());
   }
 
   private static Outcome await(CompletableFuture<Outcome> f, long deadline) {
     try {
       return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      return Outcome.FAILED;
+    } catch (TimeoutException e) {
+      return Outcome.failed("unfinished within the budget");
+    } catch (ExecutionException e) {
+      return Outcome.failed(NyalaException.from(e.getCause()).detail());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Outcome.FAILED;
+      return Outcome.failed("interrupted");
     }
   }
 
