@@ -92,6 +92,11 @@ final class ServerNode {
     return process == null ? OptionalInt.empty() : process.exitStatus();
   }
 
+  /** Whether this server runs as a process of its own. */
+  boolean external() {
+    return mode == ProcessMode.EXTERNAL;
+  }
+
   synchronized void start() {
     if (mode == ProcessMode.EXTERNAL) {
       startExternal();

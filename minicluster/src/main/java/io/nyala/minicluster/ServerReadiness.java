@@ -77,6 +77,14 @@ final class ServerReadiness {
           throw NyalaException.illegalState("%s exited during start: %s (log: %s)", name,
               reason(log), log);
         }
+        // Nothing listens yet: gRPC would fail the connect and then back off for 1 s, 1.6 s,
+        // 2.6 s... before trying again, so a server ready just after a failed try was seen
+        // seconds late. The RPC is tried only once the port accepts, with any backoff cut short.
+        if (!listening(rpc)) {
+          sleep();
+          continue;
+        }
+        ch.resetConnectBackoff();
         try {
           probe(ch, role, 1000);
           return;
