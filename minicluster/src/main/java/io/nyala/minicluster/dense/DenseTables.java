@@ -7,7 +7,9 @@ import io.nyala.client.NyalaSession;
 import io.nyala.client.NyalaTable;
 import io.nyala.client.Operation;
 import io.nyala.client.OperationResponse;
+import io.nyala.client.ScannerBuilder;
 import io.nyala.common.NyalaException;
+import io.nyala.common.row.ColumnPredicate;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
@@ -135,8 +137,20 @@ public final class DenseTables {
 
   /** The rows a full scan of {@code table} returns. */
   public static long countRows(NyalaClient client, NyalaTable table) {
-    NyalaScanner scanner = client.newScannerBuilder(table)
-        .setProjectedColumnNames(List.of("key")).build();
+    return countRows(client, table, null);
+  }
+
+  /**
+   * The rows a scan of {@code table} returns with {@code predicate} (none if null); the tablets
+   * it prunes are not asked.
+   */
+  public static long countRows(NyalaClient client, NyalaTable table,
+      ColumnPredicate predicate) {
+    ScannerBuilder b = client.newScannerBuilder(table).setProjectedColumnNames(List.of("key"));
+    if (predicate != null) {
+      b.addPredicate(predicate);
+    }
+    NyalaScanner scanner = b.build();
     long n = 0;
     try {
       while (scanner.hasMoreRows()) {
