@@ -93,19 +93,13 @@ public final class MiniCluster extends ClusterClientAccess implements AutoClosea
   }
 
   /**
-   * Starts every server that is not running and waits until every running tablet server has
-   * registered with the leader master. In-process, the masters start first and then the tablet
-   * servers in parallel; as processes, every server at once (a process's start is mostly its
-   * JVM's, and a tablet server heartbeats until a master answers).
+   * Starts every server that is not running (in-process: masters first, then the tablet
+   * servers in parallel; as processes: all at once) and waits until every running tablet server
+   * has registered with the leader master.
    */
   public void start() {
     long t0 = System.nanoTime();
-    if (masters.size() > 0 && masters.get(0).external()) {
-      ServerGroup.startAll(masters, tservers);
-    } else {
-      masters.startAll();
-      tservers.startAll();
-    }
+    ServerGroup.startCluster(masters, tservers);
     waitForTabletServers();
     LOG.info("minicluster with {} masters and {} tablet servers up in {} ms", masters.size(),
         tservers.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
