@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.nyala.client.CreateTableOptions;
 import io.nyala.client.NyalaClient;
+import io.nyala.common.NyalaException;
 import io.nyala.common.schema.ColumnSchema;
 import io.nyala.common.schema.Schema;
 import io.nyala.common.schema.Type;
@@ -105,6 +106,34 @@ class MiniClusterTest {
       c.startMaster(leader);
       client.createTable("u", SCHEMA, new CreateTableOptions().setNumReplicas(1));
       assertThat(client.listTables()).containsExactlyInAnyOrder("t", "u");
+    }
+  }
+
+  /**
+   * A client that kept calling a master while it was down (its channel deep in gRPC's reconnect
+   * backoff: 1 s, 1.6 s, 2.6 s, 4.1 s, 6.6 s ...) reaches it as soon as it is back, within a
+   * 3 s deadline; before, its calls failed at once until the backoff's next attempt, seconds
+   * after the master was up.
+   */
+  @Test
+  void aClientReachesARestartedMasterAtOnceHoweverLongItKeptFailing() throws Exception {
+    try (MiniCluster c = MiniCluster.builder().numTabletServers(0)
+            .dataRoot(tmp.resolve("backoff")).build();
+        NyalaClient client = c.clientBuilder().defaultAdminOperationTimeoutMs(3_000).build()) {
+      assertThat(client.listTables()).isEmpty();
+      c.stopMaster(0);
+      long down = System.nanoTime();
+      int failed = 0;
+      while (System.nanoTime() - down < TimeUnit.SECONDS.toNanos(10)) {
+        try {
+          client.listTables();
+        } catch (NyalaException expected) {
+          failed++;
+        }
+      }
+      assertThat(failed).as("calls while the master was down").isPositive();
+      c.startMaster(0);
+      assertThat(client.listTables()).as("the first call after the master is back").isEmpty();
     }
   }
 

@@ -1,6 +1,7 @@
 package io.nyala.client.rpc;
 
 import io.grpc.ClientInterceptor;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -86,11 +87,19 @@ public final class Transport implements AutoCloseable {
     if (closed) {
       throw NyalaException.illegalState("client is closed; cannot call %s", server);
     }
-    return channels.computeIfAbsent(server, hp -> {
+    ManagedChannel ch = channels.computeIfAbsent(server, hp -> {
       NettyChannelBuilder b = NettyChannelBuilder.forAddress(hp.host(), hp.port())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
       return (tls == null ? b.usePlaintext() : b.sslContext(tls.context())).build();
     });
+    if (ch.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+      // A server that could not be reached leaves its channel in gRPC's reconnect backoff
+      // (1 s, 1.6 s, 2.6 s, ... up to 2 min), which fails every call at once however long the
+      // server has been back: a master down for a minute stayed unreachable to this client for
+      // another. The client's own retry backoff paces the calls, so each asks for a reconnect.
+      ch.resetConnectBackoff();
+    }
+    return ch;
   }
 
   /**
