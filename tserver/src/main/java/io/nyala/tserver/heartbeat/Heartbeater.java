@@ -1,6 +1,5 @@
 package io.nyala.tserver.heartbeat;
 
-import io.grpc.ManagedChannel;
 import io.nyala.common.HostPort;
 import io.nyala.common.NyalaException;
 import io.nyala.common.log.LogContext;
@@ -252,13 +251,10 @@ public final class Heartbeater implements AutoCloseable {
     NyalaException last = NyalaException.unavailable("no master addresses configured");
     for (int i = 0; i < order.size() && i < masters.size() + 4; i++) {
       HostPort m = order.get(i);
-      ManagedChannel channel = channels.get(m);
-      // A master not listening yet (starting with this server, or restarting) leaves the
-      // channel in gRPC's reconnect backoff (1 s, 1.6 s, 2.6 s, ...), failing every call at
-      // once: without this, this server registered seconds after the master was up.
-      channel.resetConnectBackoff();
       try {
-        TSHeartbeatResponsePB resp = MasterServiceGrpc.newBlockingStub(channel)
+        // Channels#get cuts gRPC's reconnect backoff short: a master that was not listening
+        // yet (starting with this server, or restarting) is reached on the next heartbeat.
+        TSHeartbeatResponsePB resp = MasterServiceGrpc.newBlockingStub(channels.get(m))
             .withDeadlineAfter(Math.max(1000, intervalMs * 2), TimeUnit.MILLISECONDS)
             .tSHeartbeat(req);
         ClusterIdGuard guard = clusterGuard;

@@ -1,6 +1,7 @@
 package io.nyala.common.rpc;
 
 import io.grpc.ClientInterceptor;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
@@ -38,7 +39,21 @@ public final class Channels implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The channel to {@code addr}, made on first use. A channel in gRPC's reconnect backoff (after
+   * failing to connect: 1 s, 1.6 s, 2.6 s, ... up to 2 min, during which every call fails at
+   * once) is asked to reconnect now: a peer that restarted is reached on the next call, not
+   * when the backoff ends; the callers' own retry delays pace the reconnects.
+   */
   public ManagedChannel get(HostPort addr) {
+    ManagedChannel ch = channel(addr);
+    if (ch.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+      ch.resetConnectBackoff();
+    }
+    return ch;
+  }
+
+  private ManagedChannel channel(HostPort addr) {
     return channels.computeIfAbsent(addr, a -> {
       NettyChannelBuilder b = NettyChannelBuilder.forAddress(a.host(), a.port())
           .maxInboundMessageSize(64 << 20);
