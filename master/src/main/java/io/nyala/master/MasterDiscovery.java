@@ -82,11 +82,9 @@ final class MasterDiscovery {
 
   /** Records the registration of {@code m}; returns why it failed, or null. */
   private String ask(HostPort m, Map<HostPort, ServerRegistrationPB> found) {
+    // Channels#get cuts gRPC's reconnect backoff short: without that, the first master to
+    // start found the others a second or more after they were up, and started its Raft late.
     ManagedChannel channel = channels.get(m);
-    // A master not listening yet leaves the channel in gRPC's reconnect backoff (1 s, then
-    // 1.6 s, ...), which fails every call at once: without this, the first master to start
-    // found the others a second or more after they were up, and started its Raft that late.
-    channel.resetConnectBackoff();
     try {
       GetMasterRegistrationResponsePB r = MasterServiceGrpc.newBlockingStub(channel)
           .withDeadlineAfter(ATTEMPT_DEADLINE_MS, TimeUnit.MILLISECONDS)
